@@ -1,0 +1,689 @@
+//! The library catalog: effect sinks and their idempotency keys, heuristics, nondeterministic
+//! sources, delivery metadata and task frameworks. The built-in data is `catalog.toml`, embedded in
+//! the binary; `[tool.twice.effects]` adds sinks to it.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::Deserialize;
+
+use crate::facts::{CallSite, Value};
+use crate::path::{Pattern, QPath};
+
+const BUILTIN: &str = include_str!("catalog.toml");
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EffectKind {
+    Payment,
+    Email,
+    Message,
+    Http,
+    Publish,
+}
+
+impl EffectKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EffectKind::Payment => "payment",
+            EffectKind::Email => "email",
+            EffectKind::Message => "message",
+            EffectKind::Http => "http",
+            EffectKind::Publish => "publish",
+        }
+    }
+
+    /// What a second run of such an effect does, for messages.
+    pub fn repeat(self) -> &'static str {
+        match self {
+            EffectKind::Payment => "charges or pays out again",
+            EffectKind::Email => "sends the e-mail again",
+            EffectKind::Message => "sends the message again",
+            EffectKind::Http => "repeats the request",
+            EffectKind::Publish => "publishes the message again",
+        }
+    }
+}
+
+impl fmt::Display for EffectKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Framework {
+    Celery,
+    Dramatiq,
+    Rq,
+    Huey,
+    Arq,
+    Taskiq,
+    Procrastinate,
+    Django,
+    DjangoQ,
+}
+
+impl Framework {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Framework::Celery => "celery",
+            Framework::Dramatiq => "dramatiq",
+            Framework::Rq => "rq",
+            Framework::Huey => "huey",
+            Framework::Arq => "arq",
+            Framework::Taskiq => "taskiq",
+            Framework::Procrastinate => "procrastinate",
+            Framework::Django => "django",
+            Framework::DjangoQ => "django-q",
+        }
+    }
+}
+
+/// Where a sink takes its idempotency key.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeySpec {
+    /// A keyword argument.
+    pub keyword: Option<String>,
+    /// A positional argument (0-based).
+    pub position: Option<usize>,
+    /// A field of the `options=` dict.
+    pub options: Option<String>,
+    /// Header names (case-insensitive) in `headers=`.
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub header: Vec<String>,
+    /// A field of a dict or a keyword of a request object anywhere in the arguments.
+    pub field: Option<String>,
+}
+
+fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(deserializer)? {
+        OneOrMany::One(s) => vec![s],
+        OneOrMany::Many(v) => v,
+    })
+}
+
+impl KeySpec {
+    pub fn describe(&self) -> String {
+        if let Some(keyword) = &self.keyword {
+            return format!("`{keyword}=`");
+        }
+        if let Some(option) = &self.options {
+            return format!("`options={{\"{option}\": ...}}`");
+        }
+        if let Some(header) = self.header.first() {
+            return format!("an `{header}` header");
+        }
+        if let Some(field) = &self.field {
+            return format!("a `{field}` field");
+        }
+        "its idempotency key".to_string()
+    }
+}
+
+/// For generic request functions: which argument holds the HTTP method.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MethodSpec {
+    pub position: Option<usize>,
+    pub keyword: Option<String>,
+    pub writes: Vec<String>,
+}
+
+#[derive(Debug)]
+pub struct Sink {
+    pub sdk: String,
+    pub kind: EffectKind,
+    pub key: Option<KeySpec>,
+    pub random_default: bool,
+    pub method: Option<MethodSpec>,
+}
+
+/// A set of patterns indexed by their literal last segment.
+#[derive(Debug)]
+pub struct PatternSet<T> {
+    by_last: HashMap<String, Vec<(Pattern, T)>>,
+    other: Vec<(Pattern, T)>,
+}
+
+impl<T> Default for PatternSet<T> {
+    fn default() -> Self {
+        Self {
+            by_last: HashMap::new(),
+            other: Vec::new(),
+        }
+    }
+}
+
+impl<T: Copy> PatternSet<T> {
+    pub fn insert(&mut self, pattern: &str, value: T) {
+        let pattern = Pattern::parse(pattern);
+        match pattern.last_literal() {
+            Some(last) => self
+                .by_last
+                .entry(last.to_string())
+                .or_default()
+                .push((pattern, value)),
+            None => self.other.push((pattern, value)),
+        }
+    }
+
+    pub fn find(&self, path: &QPath) -> Option<T> {
+        let last = path.last_name()?;
+        self.by_last
+            .get(last)
+            .into_iter()
+            .flatten()
+            .chain(&self.other)
+            .find(|(pattern, _)| pattern.matches(path))
+            .map(|(_, value)| *value)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_last.is_empty() && self.other.is_empty()
+    }
+}
+
+#[derive(Debug)]
+pub struct Heuristics {
+    pub strong_verbs: Vec<String>,
+    pub weak_verbs: Vec<String>,
+    pub domain_words: Vec<String>,
+    pub key_keywords: Vec<String>,
+    pub key_keyword_contains: Vec<String>,
+}
+
+impl Heuristics {
+    pub fn is_key_keyword(&self, name: &str) -> bool {
+        let lower = name.to_ascii_lowercase();
+        self.key_keywords.iter().any(|k| *k == lower)
+            || self
+                .key_keyword_contains
+                .iter()
+                .any(|k| lower.contains(k.as_str()))
+    }
+}
+
+#[derive(Debug)]
+pub struct Metadata {
+    pub what: String,
+    pub changes_on_retry: bool,
+}
+
+#[derive(Debug)]
+pub struct FrameworkSpec {
+    pub framework: Framework,
+    pub enqueue_methods: Vec<String>,
+    pub call_enqueues: bool,
+}
+
+#[derive(Debug)]
+pub struct Catalog {
+    pub sinks: Vec<Sink>,
+    effects: PatternSet<usize>,
+    pub heuristics: Heuristics,
+    nondeterministic: PatternSet<()>,
+    pub metadata: Vec<Metadata>,
+    metadata_patterns: PatternSet<usize>,
+    pub frameworks: Vec<FrameworkSpec>,
+    decorators: PatternSet<Framework>,
+    task_classes: PatternSet<Framework>,
+    enqueue_functions: PatternSet<()>,
+    pub rq_methods: Vec<String>,
+    pub registry: Registry,
+    pub locks: Vec<LockApi>,
+    pub lock_extension: LockExtension,
+}
+
+/// A sink declared by the user in `[tool.twice.effects]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserSink {
+    pub kind: EffectKind,
+    #[serde(default)]
+    pub key: Option<UserKey>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum UserKey {
+    Keyword(String),
+    Spec(KeySpec),
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawCatalog {
+    effect: Vec<RawEffect>,
+    heuristics: RawHeuristics,
+    nondeterministic: RawCalls,
+    metadata: Vec<RawMetadata>,
+    framework: Vec<RawFramework>,
+    enqueue: RawEnqueue,
+    registry: RawRegistry,
+    lock: Vec<LockApi>,
+    lock_extension: LockExtension,
+}
+
+/// An argument position and/or keyword.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArgSpec {
+    pub position: Option<usize>,
+    pub keyword: Option<String>,
+}
+
+impl ArgSpec {
+    pub fn find<'c>(&self, call: &'c CallSite) -> Option<&'c Value> {
+        self.keyword
+            .as_deref()
+            .and_then(|k| call.keyword(k))
+            .or_else(|| self.position.and_then(|p| call.args.get(p)))
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TtlSpec {
+    pub position: Option<usize>,
+    pub keyword: Option<String>,
+    pub unit: TimeUnit,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum TimeUnit {
+    #[serde(rename = "s")]
+    Seconds,
+    #[serde(rename = "ms")]
+    Milliseconds,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MissingTtl {
+    /// No expiry: held until released.
+    Forever,
+    /// The library's own default applies.
+    Default,
+}
+
+/// A lock or set-if-absent API.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct LockApi {
+    pub api: String,
+    calls: Vec<String>,
+    #[serde(skip)]
+    patterns: Vec<Pattern>,
+    pub requires: Option<String>,
+    pub name: ArgSpec,
+    pub ttl: Vec<TtlSpec>,
+    pub missing_ttl: MissingTtl,
+    #[serde(default)]
+    receiver_words: Vec<String>,
+}
+
+/// What a lock call says of its expiry.
+#[derive(Clone, Debug)]
+pub enum Ttl<'c> {
+    /// Passed: the value and its unit.
+    Given(&'c Value, TimeUnit),
+    /// Passed as `None`, or left out where that means no expiry.
+    Forever,
+    /// Left out where the library applies a default.
+    LibraryDefault,
+}
+
+impl LockApi {
+    pub fn name<'c>(&self, call: &'c CallSite) -> Option<&'c Value> {
+        self.name.find(call)
+    }
+
+    pub fn ttl<'c>(&self, call: &'c CallSite) -> Ttl<'c> {
+        for spec in &self.ttl {
+            let value = spec
+                .keyword
+                .as_deref()
+                .and_then(|k| call.keyword(k))
+                .or_else(|| spec.position.and_then(|p| call.args.get(p)));
+            if let Some(value) = value {
+                return if value.is_none() {
+                    Ttl::Forever
+                } else {
+                    Ttl::Given(value, spec.unit)
+                };
+            }
+        }
+        match self.missing_ttl {
+            MissingTtl::Forever => Ttl::Forever,
+            MissingTtl::Default => Ttl::LibraryDefault,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LockExtension {
+    pub methods: Vec<String>,
+    pub keywords: Vec<String>,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawRegistry {
+    class_attributes: Vec<String>,
+    wrappers: Vec<String>,
+    requires_import: String,
+}
+
+/// Registries of task functions: class attributes listing them, and the wrappers of their items.
+#[derive(Debug)]
+pub struct Registry {
+    pub class_attributes: Vec<String>,
+    pub wrappers: PatternSet<()>,
+    pub requires_import: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawEffect {
+    sdk: String,
+    kind: EffectKind,
+    calls: Vec<String>,
+    key: Option<KeySpec>,
+    #[serde(default)]
+    random_default: bool,
+    method: Option<MethodSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawHeuristics {
+    strong_verbs: Vec<String>,
+    weak_verbs: Vec<String>,
+    domain_words: Vec<String>,
+    key_keywords: Vec<String>,
+    key_keyword_contains: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCalls {
+    calls: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawMetadata {
+    access: String,
+    what: String,
+    #[serde(default)]
+    changes_on_retry: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawFramework {
+    name: Framework,
+    decorators: Vec<String>,
+    #[serde(default)]
+    task_classes: Vec<String>,
+    #[serde(default)]
+    enqueue_methods: Vec<String>,
+    #[serde(default)]
+    call_enqueues: bool,
+    #[serde(default)]
+    #[expect(
+        dead_code,
+        reason = "documents the retry method in the data; Celery's is the only one read"
+    )]
+    retry_method: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawEnqueue {
+    functions: Vec<String>,
+    rq_methods: Vec<String>,
+}
+
+impl Catalog {
+    /// The built-in catalog extended with the user's sinks and task decorators.
+    pub fn new(user_effects: &[(String, UserSink)], task_decorators: &[String]) -> Catalog {
+        // The built-in data is part of the binary and covered by tests: failing to parse it is a
+        // bug in twice, not in the user's input.
+        let raw: RawCatalog = toml::from_str(BUILTIN).expect("the built-in catalog.toml is valid");
+        let mut sinks = Vec::new();
+        let mut effects = PatternSet::default();
+        for effect in raw.effect {
+            let index = sinks.len();
+            for call in &effect.calls {
+                effects.insert(call, index);
+            }
+            sinks.push(Sink {
+                sdk: effect.sdk,
+                kind: effect.kind,
+                key: effect.key,
+                random_default: effect.random_default,
+                method: effect.method,
+            });
+        }
+        for (name, user) in user_effects {
+            let index = sinks.len();
+            effects.insert(name, index);
+            sinks.push(Sink {
+                sdk: name.clone(),
+                kind: user.kind,
+                key: user.key.clone().map(|key| match key {
+                    UserKey::Keyword(keyword) => KeySpec {
+                        keyword: Some(keyword),
+                        ..KeySpec::default()
+                    },
+                    UserKey::Spec(spec) => spec,
+                }),
+                random_default: false,
+                method: None,
+            });
+        }
+        // User sinks are checked first: they may refine a built-in pattern.
+        let mut nondeterministic = PatternSet::default();
+        for call in &raw.nondeterministic.calls {
+            nondeterministic.insert(call, ());
+        }
+        let mut metadata = Vec::new();
+        let mut metadata_patterns = PatternSet::default();
+        for meta in raw.metadata {
+            metadata_patterns.insert(&meta.access, metadata.len());
+            metadata.push(Metadata {
+                what: meta.what,
+                changes_on_retry: meta.changes_on_retry,
+            });
+        }
+        let mut decorators = PatternSet::default();
+        let mut task_classes = PatternSet::default();
+        let mut frameworks = Vec::new();
+        for fw in raw.framework {
+            for pattern in &fw.decorators {
+                decorators.insert(pattern, fw.name);
+            }
+            for pattern in &fw.task_classes {
+                task_classes.insert(pattern, fw.name);
+            }
+            frameworks.push(FrameworkSpec {
+                framework: fw.name,
+                enqueue_methods: fw.enqueue_methods,
+                call_enqueues: fw.call_enqueues,
+            });
+        }
+        for pattern in task_decorators {
+            decorators.insert(pattern, Framework::Celery);
+        }
+        let mut enqueue_functions = PatternSet::default();
+        for pattern in &raw.enqueue.functions {
+            enqueue_functions.insert(pattern, ());
+        }
+        let mut wrappers = PatternSet::default();
+        for pattern in &raw.registry.wrappers {
+            wrappers.insert(pattern, ());
+        }
+        let registry = Registry {
+            class_attributes: raw.registry.class_attributes,
+            wrappers,
+            requires_import: raw.registry.requires_import,
+        };
+        let h = raw.heuristics;
+        Catalog {
+            sinks,
+            effects,
+            heuristics: Heuristics {
+                strong_verbs: h.strong_verbs,
+                weak_verbs: h.weak_verbs,
+                domain_words: h.domain_words,
+                key_keywords: h.key_keywords,
+                key_keyword_contains: h.key_keyword_contains,
+            },
+            nondeterministic,
+            metadata,
+            metadata_patterns,
+            frameworks,
+            decorators,
+            task_classes,
+            enqueue_functions,
+            rq_methods: raw.enqueue.rq_methods,
+            registry,
+            locks: raw
+                .lock
+                .into_iter()
+                .map(|mut lock| {
+                    lock.patterns = lock.calls.iter().map(|c| Pattern::parse(c)).collect();
+                    lock
+                })
+                .collect(),
+            lock_extension: raw.lock_extension,
+        }
+    }
+
+    /// The sink a resolved call path names. User sinks win over built-in ones.
+    pub fn sink(&self, path: &QPath) -> Option<(usize, &Sink)> {
+        let index = self.effects.find_last_inserted(path)?;
+        Some((index, &self.sinks[index]))
+    }
+
+    pub fn is_nondeterministic(&self, path: &QPath) -> bool {
+        self.nondeterministic.find(path).is_some()
+    }
+
+    pub fn metadata(&self, path: &QPath) -> Option<&Metadata> {
+        self.metadata_patterns.find(path).map(|i| &self.metadata[i])
+    }
+
+    pub fn task_decorator(&self, path: &QPath) -> Option<Framework> {
+        self.decorators.find(path)
+    }
+
+    pub fn task_class(&self, path: &QPath) -> Option<Framework> {
+        self.task_classes.find(path)
+    }
+
+    pub fn is_enqueue_function(&self, path: &QPath) -> bool {
+        self.enqueue_functions.find(path).is_some()
+    }
+
+    /// The lock API a call uses, if it takes a lock or a set-if-absent marker.
+    pub fn lock(&self, path: &QPath, call: &CallSite) -> Option<&LockApi> {
+        let method = path.last_name()?;
+        let receiver = call
+            .receiver
+            .as_deref()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        self.locks.iter().find(|lock| {
+            let by_pattern = lock.patterns.iter().any(|p| p.matches(path));
+            let by_receiver = !by_pattern
+                && call.path.as_ref().is_some_and(|p| p.0.len() > 1)
+                && lock
+                    .patterns
+                    .iter()
+                    .any(|p| p.last_literal() == Some(method))
+                && lock
+                    .receiver_words
+                    .iter()
+                    .any(|w| receiver.contains(w.as_str()));
+            (by_pattern || by_receiver)
+                && lock
+                    .requires
+                    .as_deref()
+                    .is_none_or(|k| call.keyword(k).and_then(Value::as_bool) == Some(true))
+        })
+    }
+
+    pub fn framework(&self, framework: Framework) -> Option<&FrameworkSpec> {
+        self.frameworks
+            .iter()
+            .find(|spec| spec.framework == framework)
+    }
+}
+
+impl PatternSet<usize> {
+    /// Like `find`, preferring the highest value (the last inserted: user sinks).
+    fn find_last_inserted(&self, path: &QPath) -> Option<usize> {
+        let last = path.last_name()?;
+        self.by_last
+            .get(last)
+            .into_iter()
+            .flatten()
+            .chain(&self.other)
+            .filter(|(pattern, _)| pattern.matches(path))
+            .map(|(_, value)| *value)
+            .max()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_catalog_loads_and_matches() {
+        let catalog = Catalog::new(&[], &[]);
+        let (_, sink) = catalog
+            .sink(&QPath::from_dotted("stripe.Refund.create"))
+            .expect("stripe sink");
+        assert_eq!(sink.kind, EffectKind::Payment);
+        assert!(sink.random_default);
+        let (_, mail) = catalog
+            .sink(&QPath::from_dotted("django.core.mail.send_mail"))
+            .expect("mail sink");
+        assert!(mail.key.is_none());
+        assert!(catalog.sink(&QPath::from_dotted("requests.get")).is_none());
+        assert!(catalog.is_nondeterministic(&QPath::from_dotted("uuid.uuid4")));
+        assert!(!catalog.is_nondeterministic(&QPath::from_dotted("uuid.uuid5")));
+        assert_eq!(
+            catalog.task_decorator(&QPath::from_dotted("celery.shared_task")),
+            Some(Framework::Celery)
+        );
+    }
+
+    #[test]
+    fn user_sinks_extend_and_override() {
+        let user = UserSink {
+            kind: EffectKind::Payment,
+            key: Some(UserKey::Keyword("external_ref".into())),
+        };
+        let catalog = Catalog::new(&[("ledgerkit.Ledger.post_transfer".into(), user)], &[]);
+        let (_, sink) = catalog
+            .sink(&QPath::from_dotted("ledgerkit.Ledger.post_transfer"))
+            .expect("user sink");
+        assert_eq!(
+            sink.key.as_ref().and_then(|k| k.keyword.as_deref()),
+            Some("external_ref")
+        );
+    }
+}

@@ -1,0 +1,163 @@
+//! One run of `twice check`: discover, parse in parallel, build the project, run the rules,
+//! apply selection and suppressions, sort.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use ruff_text_size::{TextRange, TextSize};
+
+use crate::config::Settings;
+use crate::diagnostic::Diagnostic;
+use crate::discover::{discover, module_name, path_module_name};
+use crate::parse::{SourceFile, load};
+use crate::project::Project;
+use crate::registry::{INVALID_SYNTAX, UNREADABLE_FILE};
+use crate::rules::{Checker, check_tasks};
+
+/// The outcome of a check.
+pub struct Report {
+    pub files: Vec<SourceFile>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub tasks: usize,
+    /// Paths that could not be walked, with the reason.
+    pub errors: Vec<(PathBuf, String)>,
+}
+
+/// The stack each worker thread gets: parsing and fact extraction recurse with the nesting of
+/// the code, and real code can nest deeply.
+const STACK_SIZE: usize = 256 * 1024 * 1024;
+
+pub fn check(paths: &[PathBuf], settings: &Settings, cwd: &Path, threads: usize) -> Report {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(STACK_SIZE)
+        .build();
+    match pool {
+        Ok(pool) => pool.install(|| check_in_pool(paths, settings, cwd)),
+        Err(_) => check_in_pool(paths, settings, cwd),
+    }
+}
+
+fn check_in_pool(paths: &[PathBuf], settings: &Settings, cwd: &Path) -> Report {
+    let discovered = discover(paths, &settings.exclude, &settings.root);
+    let files: Vec<SourceFile> = discovered
+        .files
+        .par_iter()
+        .map(|path| {
+            let (module, is_package) = module_name(path);
+            load(
+                path,
+                display_path(path, cwd),
+                &module,
+                is_package,
+                &settings.catalog,
+            )
+        })
+        .collect();
+    let roots: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| {
+            if p.is_file() {
+                p.parent().map(Path::to_path_buf).unwrap_or_default()
+            } else {
+                p.clone()
+            }
+        })
+        .collect();
+    let path_names: Vec<Option<String>> = files
+        .iter()
+        .map(|file| {
+            roots
+                .iter()
+                .find_map(|root| path_module_name(&file.path, root))
+        })
+        .collect();
+    let project = Project::new(&files, &settings.catalog, settings.heuristics, &path_names);
+    let enabled = |code: &str| settings.is_enabled(code);
+    let mut checker = Checker::new(&project, &enabled);
+    check_tasks(&mut checker);
+    let mut diagnostics = checker.diagnostics;
+    for (index, file) in files.iter().enumerate() {
+        let file_id = u32::try_from(index).unwrap_or(u32::MAX);
+        if let Some(reason) = &file.unreadable {
+            diagnostics.push(file_diagnostic(
+                &UNREADABLE_FILE,
+                file_id,
+                TextRange::default(),
+                reason.clone(),
+                "check the file's permissions and encoding (twice reads UTF-8)",
+            ));
+        }
+        for (range, message) in &file.syntax_errors {
+            diagnostics.push(file_diagnostic(
+                &INVALID_SYNTAX,
+                file_id,
+                *range,
+                format!("syntax error: {message}"),
+                "fix the syntax error; twice analysed what the parser could recover",
+            ));
+        }
+    }
+    let tasks = project.tasks.len();
+    drop(project);
+    diagnostics.retain(|d| {
+        let file = &files[d.file as usize];
+        let (row, _) = file.location(d.range.start());
+        let always = d.code == INVALID_SYNTAX.code || d.code == UNREADABLE_FILE.code;
+        (always || settings.is_enabled(d.code))
+            && !file.noqa_silences(row, d.code)
+            && !settings.ignored_in(&file.path, d.code)
+    });
+    diagnostics.sort_by(|a, b| {
+        (a.file, a.range.start(), a.code, a.range.end()).cmp(&(
+            b.file,
+            b.range.start(),
+            b.code,
+            b.range.end(),
+        ))
+    });
+    diagnostics.dedup_by(|a, b| a.file == b.file && a.code == b.code && same_line(&files, a, b));
+    Report {
+        files,
+        diagnostics,
+        tasks,
+        errors: discovered.errors,
+    }
+}
+
+fn same_line(files: &[SourceFile], a: &Diagnostic, b: &Diagnostic) -> bool {
+    let file = &files[a.file as usize];
+    file.location(a.range.start()).0 == file.location(b.range.start()).0
+}
+
+fn file_diagnostic(
+    rule: &crate::rules::RuleMeta,
+    file: u32,
+    range: TextRange,
+    message: String,
+    help: &str,
+) -> Diagnostic {
+    Diagnostic {
+        code: rule.code,
+        name: rule.name,
+        severity: rule.severity,
+        message,
+        help: help.to_string(),
+        file,
+        range: if range.is_empty() && range.start() == TextSize::default() {
+            range
+        } else {
+            range
+        },
+        task: None,
+        trace: Vec::new(),
+        fix: None,
+    }
+}
+
+/// A path as shown to the user: relative to the working directory when it is below it.
+pub fn display_path(path: &Path, cwd: &Path) -> String {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let shown = absolute.strip_prefix(cwd).map_or(path, |relative| relative);
+    shown.to_string_lossy().into_owned()
+}

@@ -1,0 +1,129 @@
+//! The command line: arguments, commands and exit status. The only place that prints.
+
+mod check;
+mod rule;
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::render::OutputFormat;
+
+/// twice: what happens when this task runs twice?
+///
+/// A static analyzer for Python background tasks (Celery, Dramatiq, RQ, Huey, arq, Taskiq,
+/// Procrastinate, Django tasks): payments and e-mails without idempotency keys, keys from
+/// uuid4() or the clock, crash windows, lost progress on retries.
+#[derive(Debug, Parser)]
+#[command(name = "twice", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check Python files for tasks that are unsafe to run twice.
+    Check(CheckArgs),
+    /// Print a rule's documentation, or list every rule.
+    Rule(RuleArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Files or folders to check [default: .]
+    pub paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Full)]
+    pub output_format: OutputFormat,
+    /// When to use colours.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Rules to enable: codes (TW101), prefixes (TW1), names or ALL. Replaces `select` from the
+    /// configuration.
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub select: Option<Vec<String>>,
+    /// Rules to disable, on top of `ignore` from the configuration.
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub ignore: Vec<String>,
+    /// Use this configuration file (a pyproject.toml with [tool.twice], or a twice.toml).
+    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+    /// Ignore all configuration files.
+    #[arg(long)]
+    pub isolated: bool,
+    /// Apply the safe fixes (TW104's `update_fields`) to the files.
+    #[arg(long, conflicts_with = "diff")]
+    pub fix: bool,
+    /// Show the fixes as a diff instead of applying them; exit 1 when there are any.
+    #[arg(long)]
+    pub diff: bool,
+    /// Worker threads [default: the number of cores].
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct RuleArgs {
+    /// A rule code or name, e.g. TW101 or effect-without-idempotency-key.
+    #[arg(required_unless_present = "all")]
+    pub rule: Option<String>,
+    /// List every rule: code, name, severity and summary.
+    #[arg(long, conflicts_with = "rule")]
+    pub all: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    pub fn enabled(self) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::env::var_os("NO_COLOR").is_none() && io::stdout().is_terminal()
+            }
+        }
+    }
+}
+
+/// ruff's convention: 0 nothing found, 1 diagnostics, 2 usage, configuration or I/O error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitStatus {
+    Success,
+    Failure,
+    Error,
+}
+
+impl From<ExitStatus> for ExitCode {
+    fn from(status: ExitStatus) -> ExitCode {
+        match status {
+            ExitStatus::Success => ExitCode::from(0),
+            ExitStatus::Failure => ExitCode::from(1),
+            ExitStatus::Error => ExitCode::from(2),
+        }
+    }
+}
+
+pub fn run(cli: Cli) -> ExitStatus {
+    let result = match cli.command {
+        Command::Check(args) => check::run(&args),
+        Command::Rule(args) => rule::run(&args),
+    };
+    match result {
+        Ok(status) => status,
+        // A closed pipe (`twice check | head`) is not an error.
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitStatus::Success,
+        Err(error) => {
+            let _ = writeln!(io::stderr(), "twice: error: {error}");
+            ExitStatus::Error
+        }
+    }
+}

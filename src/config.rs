@@ -1,0 +1,306 @@
+//! Configuration: `[tool.twice]` in the nearest `pyproject.toml`, or a `twice.toml` (which wins in
+//! the same folder), read into [`Options`] and resolved, with the command line, into [`Settings`].
+//! Rules only ever see `Settings`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+
+use crate::catalog::{Catalog, UserSink};
+use crate::registry::{selector_is_valid, selector_matches, specificity};
+use crate::rules::{ALL, RuleMeta};
+
+/// The keys of `[tool.twice]`, exactly as RULES.md lists them.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Options {
+    /// Rules to enable: codes, prefixes (`TW1`), names, or `ALL`.
+    pub select: Option<Vec<String>>,
+    /// Rules to disable.
+    pub ignore: Option<Vec<String>>,
+    /// Globs of files to skip, on top of `.gitignore` and the built-in excludes.
+    pub exclude: Option<Vec<String>>,
+    /// Glob → rules to disable in the matching files.
+    pub per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
+    /// Qualified names of the project's own task decorators.
+    pub task_decorators: Option<Vec<String>>,
+    /// Name-based heuristic effects.
+    pub heuristics: Option<bool>,
+    /// Sinks the catalog does not know, by qualified name.
+    pub effects: Option<BTreeMap<String, UserSink>>,
+}
+
+#[derive(Debug)]
+pub struct ConfigError {
+    pub path: Option<PathBuf>,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.path {
+            Some(path) => write!(
+                f,
+                "invalid configuration in {}: {}",
+                path.display(),
+                self.message
+            ),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// A configuration file and the options it holds.
+#[derive(Debug)]
+pub struct ConfigFile {
+    pub path: PathBuf,
+    pub options: Options,
+}
+
+/// Reads a `pyproject.toml` (its `[tool.twice]` table) or a `twice.toml`. `Ok(None)` for a
+/// `pyproject.toml` without the table.
+pub fn read_config(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
+    let error = |message: String| ConfigError {
+        path: Some(path.to_path_buf()),
+        message,
+    };
+    let text =
+        std::fs::read_to_string(path).map_err(|e| error(format!("cannot read the file: {e}")))?;
+    let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
+    let table: toml::Table = toml::from_str(&text).map_err(|e| error(e.message().to_string()))?;
+    let (value, prefix) = if is_pyproject {
+        let Some(twice) = table.get("tool").and_then(|t| t.get("twice")) else {
+            return Ok(None);
+        };
+        (twice.clone(), "tool.twice")
+    } else {
+        (toml::Value::Table(table), "")
+    };
+    let options = Options::deserialize(value).map_err(|e| {
+        let table = if prefix.is_empty() {
+            String::new()
+        } else {
+            format!("[{prefix}] ")
+        };
+        error(format!("{table}{}", e.message()))
+    })?;
+    validate(&options).map_err(|m| error(m))?;
+    Ok(Some(ConfigFile {
+        path: path.to_path_buf(),
+        options,
+    }))
+}
+
+fn validate(options: &Options) -> Result<(), String> {
+    let selectors = options
+        .select
+        .iter()
+        .flatten()
+        .map(|s| ("select", s))
+        .chain(options.ignore.iter().flatten().map(|s| ("ignore", s)))
+        .chain(
+            options
+                .per_file_ignores
+                .iter()
+                .flat_map(|m| m.values().flatten().map(|s| ("per-file-ignores", s))),
+        );
+    for (key, selector) in selectors {
+        if !selector_is_valid(selector) {
+            return Err(format!(
+                "`{key}`: unknown rule selector `{selector}`, expected a code (`TW101`), a prefix (`TW1`), a rule name or `ALL`"
+            ));
+        }
+    }
+    for glob in options
+        .exclude
+        .iter()
+        .flatten()
+        .chain(options.per_file_ignores.iter().flat_map(|m| m.keys()))
+    {
+        Glob::new(glob).map_err(|e| format!("invalid glob `{glob}`: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The configuration file that applies to `start`: the nearest folder, going up, with a
+/// `twice.toml` or a `pyproject.toml` holding `[tool.twice]`.
+pub fn find_config(start: &Path) -> Result<Option<ConfigFile>, ConfigError> {
+    let start = if start.is_file() {
+        start.parent().unwrap_or(start)
+    } else {
+        start
+    };
+    let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
+    for dir in start.ancestors() {
+        let twice = dir.join("twice.toml");
+        if twice.is_file() {
+            return read_config(&twice);
+        }
+        let pyproject = dir.join("pyproject.toml");
+        if pyproject.is_file()
+            && let Some(config) = read_config(&pyproject)?
+        {
+            return Ok(Some(config));
+        }
+    }
+    Ok(None)
+}
+
+/// Command-line settings that override or extend the configuration file.
+#[derive(Debug, Default)]
+pub struct Overrides {
+    pub select: Option<Vec<String>>,
+    pub ignore: Vec<String>,
+}
+
+/// What the checker and the rules use.
+pub struct Settings {
+    pub root: PathBuf,
+    pub config_path: Option<PathBuf>,
+    enabled: Vec<&'static str>,
+    per_file_ignores: Vec<(GlobSet, Vec<String>)>,
+    pub exclude: GlobSet,
+    pub heuristics: bool,
+    pub catalog: Catalog,
+}
+
+impl Settings {
+    pub fn resolve(
+        config: Option<ConfigFile>,
+        overrides: &Overrides,
+        cwd: &Path,
+    ) -> Result<Settings, ConfigError> {
+        for selector in overrides.select.iter().flatten().chain(&overrides.ignore) {
+            if !selector_is_valid(selector) {
+                return Err(ConfigError {
+                    path: None,
+                    message: format!(
+                        "unknown rule selector `{selector}`, expected a code (`TW101`), a prefix (`TW1`), a rule name or `ALL`"
+                    ),
+                });
+            }
+        }
+        let (root, config_path, options) = match config {
+            Some(config) => (
+                config
+                    .path
+                    .parent()
+                    .map_or_else(|| cwd.to_path_buf(), Path::to_path_buf),
+                Some(config.path),
+                config.options,
+            ),
+            None => (cwd.to_path_buf(), None, Options::default()),
+        };
+        let select = overrides
+            .select
+            .clone()
+            .or(options.select)
+            .unwrap_or_else(|| vec!["ALL".to_string()]);
+        let mut ignore = options.ignore.unwrap_or_default();
+        ignore.extend(overrides.ignore.iter().cloned());
+        let enabled = ALL
+            .iter()
+            .filter(|rule| is_selected(rule, &select, &ignore))
+            .map(|rule| rule.code)
+            .collect();
+        let glob_error = |e: globset::Error| ConfigError {
+            path: config_path.clone(),
+            message: e.to_string(),
+        };
+        let mut exclude = GlobSetBuilder::new();
+        for pattern in options.exclude.iter().flatten() {
+            for glob in expand_glob(pattern) {
+                exclude.add(Glob::new(&glob).map_err(glob_error)?);
+            }
+        }
+        let exclude = exclude.build().map_err(glob_error)?;
+        let mut per_file_ignores = Vec::new();
+        for (pattern, selectors) in options.per_file_ignores.into_iter().flatten() {
+            let mut set = GlobSetBuilder::new();
+            for glob in expand_glob(&pattern) {
+                set.add(Glob::new(&glob).map_err(glob_error)?);
+            }
+            per_file_ignores.push((set.build().map_err(glob_error)?, selectors));
+        }
+        let effects: Vec<(String, UserSink)> = options.effects.into_iter().flatten().collect();
+        let catalog = Catalog::new(
+            &effects,
+            options.task_decorators.as_deref().unwrap_or_default(),
+        );
+        Ok(Settings {
+            root,
+            config_path,
+            enabled,
+            per_file_ignores,
+            exclude,
+            heuristics: options.heuristics.unwrap_or(true),
+            catalog,
+        })
+    }
+
+    pub fn is_enabled(&self, code: &str) -> bool {
+        self.enabled.contains(&code)
+    }
+
+    /// Whether `per-file-ignores` disables `code` in `path`.
+    pub fn ignored_in(&self, path: &Path, code: &str) -> bool {
+        let relative = path.strip_prefix(&self.root).unwrap_or(path);
+        let Some(rule) = ALL.iter().find(|r| r.code == code) else {
+            return false;
+        };
+        self.per_file_ignores.iter().any(|(set, selectors)| {
+            (set.is_match(relative) || set.is_match(path))
+                && selectors.iter().any(|s| selector_matches(s, rule))
+        })
+    }
+}
+
+/// `select`/`ignore` resolution as in ruff: the most specific matching selector decides, and
+/// `ignore` wins a tie.
+fn is_selected(rule: &RuleMeta, select: &[String], ignore: &[String]) -> bool {
+    let best = |selectors: &[String]| {
+        selectors
+            .iter()
+            .filter(|s| selector_matches(s, rule))
+            .map(|s| specificity(s))
+            .max()
+    };
+    match (best(select), best(ignore)) {
+        (Some(s), Some(i)) => s > i,
+        (Some(_), None) => true,
+        (None, _) => false,
+    }
+}
+
+/// A user glob matches a path anywhere below the root and everything under a matching folder.
+fn expand_glob(pattern: &str) -> Vec<String> {
+    let pattern = pattern.trim_start_matches("./").trim_end_matches('/');
+    let mut globs = vec![pattern.to_string(), format!("{pattern}/**")];
+    if !pattern.contains('/') {
+        globs.push(format!("**/{pattern}"));
+        globs.push(format!("**/{pattern}/**"));
+    }
+    globs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selection_prefers_the_most_specific_selector() {
+        let rule = ALL.iter().find(|r| r.code == "TW101").expect("TW101");
+        assert!(is_selected(rule, &["ALL".into()], &[]));
+        assert!(!is_selected(rule, &["ALL".into()], &["TW1".into()]));
+        assert!(is_selected(rule, &["TW101".into()], &["TW1".into()]));
+        assert!(!is_selected(rule, &["TW2".into()], &[]));
+        assert!(!is_selected(
+            rule,
+            &["ALL".into()],
+            &["effect-without-idempotency-key".into()]
+        ));
+    }
+}

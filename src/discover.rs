@@ -1,0 +1,146 @@
+//! Which files to check: walks the given paths with the `ignore` crate (honouring `.gitignore`),
+//! skips virtualenvs, build output and the user's `exclude` globs, and names each file's module.
+
+use std::path::{Path, PathBuf};
+
+use globset::GlobSet;
+use ignore::WalkBuilder;
+
+/// Directories that never hold the project's own code.
+const SKIPPED_DIRS: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    "node_modules",
+    "build",
+    "dist",
+    "site-packages",
+    "__pycache__",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".eggs",
+    "__pypackages__",
+];
+
+#[derive(Debug)]
+pub struct Discovered {
+    pub files: Vec<PathBuf>,
+    /// Paths that do not exist or cannot be walked: (path, reason).
+    pub errors: Vec<(PathBuf, String)>,
+}
+
+/// Collects the `.py` files under `paths`. An explicitly named file is always checked.
+pub fn discover(paths: &[PathBuf], exclude: &GlobSet, root: &Path) -> Discovered {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for path in paths {
+        if !path.exists() && path.symlink_metadata().is_err() {
+            errors.push((path.clone(), "no such file or directory".to_string()));
+            continue;
+        }
+        if path.is_file() {
+            files.push(path.clone());
+            continue;
+        }
+        let walker = WalkBuilder::new(path)
+            .hidden(false)
+            .git_ignore(true)
+            .git_global(false)
+            .git_exclude(true)
+            .require_git(false)
+            .follow_links(false)
+            .filter_entry(|entry| {
+                let name = entry.file_name().to_string_lossy();
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                !(is_dir
+                    && entry.depth() > 0
+                    && (SKIPPED_DIRS.contains(&name.as_ref())
+                        || entry.path().join("pyvenv.cfg").exists()))
+            })
+            .build();
+        for entry in walker {
+            match entry {
+                Ok(entry) => {
+                    let is_file = entry.file_type().is_some_and(|t| t.is_file());
+                    let p = entry.path();
+                    if is_file
+                        && p.extension().is_some_and(|e| e == "py" || e == "pyi")
+                        && p.extension().is_some_and(|e| e == "py")
+                    {
+                        let relative = p.strip_prefix(root).unwrap_or(p);
+                        if !exclude.is_match(relative) && !exclude.is_match(p) {
+                            files.push(p.to_path_buf());
+                        }
+                    }
+                }
+                Err(error) => {
+                    let path = error_path(&error).unwrap_or_else(|| path.clone());
+                    errors.push((path, error.to_string()));
+                }
+            }
+        }
+    }
+    files.sort();
+    files.dedup();
+    Discovered { files, errors }
+}
+
+fn error_path(error: &ignore::Error) -> Option<PathBuf> {
+    match error {
+        ignore::Error::WithPath { path, .. } => Some(path.clone()),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        _ => None,
+    }
+}
+
+/// The dotted module name of a file and whether it is a package's `__init__`: directories that
+/// hold an `__init__.py` are packages; the first one without ends the name (`src/` layouts and
+/// single files work the same way).
+pub fn module_name(path: &Path) -> (String, bool) {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let is_package = stem == "__init__";
+    let mut parts = Vec::new();
+    if !is_package {
+        parts.push(stem);
+    }
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if !d.join("__init__.py").is_file() {
+            break;
+        }
+        match d.file_name() {
+            Some(name) => parts.push(name.to_string_lossy().into_owned()),
+            None => break,
+        }
+        dir = d.parent();
+    }
+    parts.reverse();
+    (parts.join("."), is_package)
+}
+
+/// The module name from the path relative to a root, ignoring `__init__.py` files: how a
+/// namespace package (no `__init__.py`) is imported when the root is on `sys.path`.
+pub fn path_module_name(path: &Path, root: &Path) -> Option<String> {
+    let relative = path.strip_prefix(root).ok()?;
+    let mut parts: Vec<String> = relative
+        .parent()?
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .filter(|c| c != "." && c != "src")
+        .collect();
+    let stem = relative.file_stem()?.to_string_lossy().into_owned();
+    if stem != "__init__" {
+        parts.push(stem);
+    }
+    Some(parts.join("."))
+}

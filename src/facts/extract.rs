@@ -1,0 +1,1456 @@
+//! One pass over a module's syntax tree that produces its [`ModuleFacts`].
+//!
+//! Names are resolved as they are met: imports to qualified names, local and module variables
+//! to the path of what was assigned to them (`client = Client()` makes `client.messages.create`
+//! `twilio.rest.Client().messages.create`), `self.x` to what `__init__` assigned. Values carry the
+//! nondeterministic sources and delivery metadata they derive from.
+
+use std::collections::HashMap;
+
+use ruff_python_ast::{
+    self as ast, BoolOp, CmpOp, Expr, InterpolatedStringElement, Number, Operator, Stmt, UnaryOp,
+};
+use ruff_text_size::{Ranged, TextRange};
+
+use super::{
+    AttrAssign, Block, BlockKind, CallSite, Class, Decorator, Event, EventKind, Exit, Function,
+    Guard, GuardTest, Lit, ModuleFacts, Param, Taint, Value,
+};
+use crate::catalog::Catalog;
+use crate::path::{Call, QPath, Seg};
+
+/// Taint lists are capped: a key depends on a handful of sources, not hundreds.
+const MAX_TAINT: usize = 12;
+
+/// Extracts the facts of one module. `module` is its dotted name.
+pub fn extract(suite: &[Stmt], module: &str, is_package: bool, catalog: &Catalog) -> ModuleFacts {
+    let mut ex = Extractor {
+        catalog,
+        module: module.to_string(),
+        is_package,
+        imports: HashMap::new(),
+        star_imports: Vec::new(),
+        module_vars: HashMap::new(),
+        top_level: HashMap::new(),
+        classes: Vec::new(),
+        functions: Vec::new(),
+    };
+    ex.prescan(suite);
+    ex.functions.push(new_function(
+        "<module>",
+        module.to_string(),
+        None,
+        None,
+        TextRange::default(),
+    ));
+    let mut pending = Vec::new();
+    {
+        let mut walker = Walker::new(&mut ex, 0, None, true);
+        walker.suite(suite, 0, &mut pending);
+        walker.finish();
+    }
+    // Function bodies are walked once every module-level binding is known.
+    while let Some((index, def)) = pending.pop() {
+        let class = ex.functions[index].class;
+        let mut walker = Walker::new(&mut ex, index, class, false);
+        walker.params(def);
+        walker.suite(&def.body, 0, &mut pending);
+        walker.finish();
+    }
+    ModuleFacts {
+        module: ex.module,
+        is_package,
+        imports: ex.imports,
+        star_imports: ex.star_imports,
+        vars: ex.module_vars,
+        classes: ex.classes,
+        functions: ex.functions,
+    }
+}
+
+fn new_function(
+    name: &str,
+    qualname: String,
+    class: Option<usize>,
+    parent: Option<usize>,
+    range: TextRange,
+) -> Function {
+    Function {
+        name: name.to_string(),
+        qualname,
+        class,
+        parent,
+        range,
+        name_range: range,
+        is_async: false,
+        params: Vec::new(),
+        decorators: Vec::new(),
+        blocks: vec![Block {
+            parent: None,
+            kind: BlockKind::Body,
+        }],
+        events: Vec::new(),
+        returns: Vec::new(),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum TopLevel {
+    Function,
+    Class,
+    Var,
+}
+
+struct Extractor<'c> {
+    catalog: &'c Catalog,
+    module: String,
+    is_package: bool,
+    imports: HashMap<String, String>,
+    star_imports: Vec<String>,
+    module_vars: HashMap<String, Value>,
+    top_level: HashMap<String, TopLevel>,
+    classes: Vec<Class>,
+    functions: Vec<Function>,
+}
+
+impl Extractor<'_> {
+    /// Imports and top-level names, including those under `if`/`try` at module level.
+    fn prescan(&mut self, suite: &[Stmt]) {
+        for stmt in suite {
+            match stmt {
+                Stmt::Import(import) => {
+                    for alias in &import.names {
+                        let name = alias.name.as_str();
+                        match &alias.asname {
+                            Some(asname) => self
+                                .imports
+                                .insert(asname.as_str().to_string(), name.to_string()),
+                            None => {
+                                let head = name.split('.').next().unwrap_or(name);
+                                self.imports.insert(head.to_string(), head.to_string())
+                            }
+                        };
+                    }
+                }
+                Stmt::ImportFrom(import) => {
+                    let Some(base) = self.resolve_from(
+                        import.module.as_ref().map(ast::Identifier::as_str),
+                        import.level,
+                    ) else {
+                        continue;
+                    };
+                    for alias in &import.names {
+                        let name = alias.name.as_str();
+                        if name == "*" {
+                            self.star_imports.push(base.clone());
+                            continue;
+                        }
+                        let bound = alias.asname.as_ref().map_or(name, ast::Identifier::as_str);
+                        let target = if base.is_empty() {
+                            name.to_string()
+                        } else {
+                            format!("{base}.{name}")
+                        };
+                        self.imports.insert(bound.to_string(), target);
+                    }
+                }
+                Stmt::FunctionDef(def) => {
+                    self.top_level
+                        .insert(def.name.as_str().to_string(), TopLevel::Function);
+                }
+                Stmt::ClassDef(def) => {
+                    self.top_level
+                        .insert(def.name.as_str().to_string(), TopLevel::Class);
+                }
+                Stmt::Assign(assign) => {
+                    for target in &assign.targets {
+                        if let Expr::Name(name) = target {
+                            self.top_level
+                                .insert(name.id.as_str().to_string(), TopLevel::Var);
+                        }
+                    }
+                }
+                Stmt::AnnAssign(assign) => {
+                    if let Expr::Name(name) = &*assign.target {
+                        self.top_level
+                            .insert(name.id.as_str().to_string(), TopLevel::Var);
+                    }
+                }
+                Stmt::If(stmt_if) => {
+                    self.prescan(&stmt_if.body);
+                    for clause in &stmt_if.elif_else_clauses {
+                        self.prescan(&clause.body);
+                    }
+                }
+                Stmt::Try(stmt_try) => {
+                    self.prescan(&stmt_try.body);
+                    for ast::ExceptHandler::ExceptHandler(handler) in &stmt_try.handlers {
+                        self.prescan(&handler.body);
+                    }
+                    self.prescan(&stmt_try.orelse);
+                    self.prescan(&stmt_try.finalbody);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The absolute module of `from <module> import ...` with `level` leading dots.
+    fn resolve_from(&self, module: Option<&str>, level: u32) -> Option<String> {
+        if level == 0 {
+            return Some(module.unwrap_or_default().to_string());
+        }
+        let mut parts: Vec<&str> = self.module.split('.').collect();
+        // A module's level-1 base is its package; a package's is itself.
+        let drop = level as usize - usize::from(self.is_package);
+        if drop > parts.len() {
+            return None;
+        }
+        parts.truncate(parts.len() - drop);
+        if let Some(module) = module {
+            parts.extend(module.split('.'));
+        }
+        Some(parts.join("."))
+    }
+}
+
+/// Walks one function body (or the module body), producing its events.
+struct Walker<'e, 'c> {
+    ex: &'e mut Extractor<'c>,
+    func: usize,
+    class: Option<usize>,
+    is_module: bool,
+    locals: HashMap<String, Value>,
+    params: HashMap<String, Value>,
+    self_name: Option<String>,
+    order: u32,
+    next_if: u32,
+    events: Vec<Event>,
+    blocks: Vec<Block>,
+    returns: Vec<Value>,
+    /// Whether calls become events (off while evaluating `self.x` assignments ahead of time).
+    emit: bool,
+}
+
+type Pending<'a> = Vec<(usize, &'a ast::StmtFunctionDef)>;
+
+impl<'e, 'c> Walker<'e, 'c> {
+    fn new(ex: &'e mut Extractor<'c>, func: usize, class: Option<usize>, is_module: bool) -> Self {
+        Walker {
+            ex,
+            func,
+            class,
+            is_module,
+            locals: HashMap::new(),
+            params: HashMap::new(),
+            self_name: None,
+            order: 0,
+            next_if: 0,
+            events: Vec::new(),
+            blocks: vec![Block {
+                parent: None,
+                kind: BlockKind::Body,
+            }],
+            returns: Vec::new(),
+            emit: true,
+        }
+    }
+
+    fn finish(self) {
+        let func = &mut self.ex.functions[self.func];
+        func.events = self.events;
+        func.blocks = self.blocks;
+        func.returns = self.returns;
+    }
+
+    fn params(&mut self, def: &ast::StmtFunctionDef) {
+        let is_static = def
+            .decorator_list
+            .iter()
+            .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"));
+        let mut params = Vec::new();
+        let all = def
+            .parameters
+            .posonlyargs
+            .iter()
+            .chain(&def.parameters.args)
+            .chain(&def.parameters.kwonlyargs);
+        for (i, param) in all.enumerate() {
+            let name = param.parameter.name.as_str().to_string();
+            if i == 0 && self.class.is_some() && !is_static {
+                self.self_name = Some(name.clone());
+            }
+            let annotation = param
+                .parameter
+                .annotation
+                .as_deref()
+                .and_then(|a| self.annotation_path(a));
+            let default = param.default.as_deref().map(|d| self.pure(d));
+            let mut value = Value {
+                taint: vec![Taint::Param(name.clone().into())],
+                ..Value::default()
+            };
+            if let Some(path) = &annotation {
+                let mut instance = path.clone();
+                if let Some(last) = instance.0.last_mut() {
+                    last.call = Call::Any;
+                }
+                value.path = Some(instance);
+            }
+            self.params.insert(name.clone(), value);
+            params.push(Param {
+                name,
+                annotation,
+                default,
+            });
+        }
+        for extra in [&def.parameters.vararg, &def.parameters.kwarg]
+            .into_iter()
+            .flatten()
+        {
+            let name = extra.name.as_str().to_string();
+            self.params.insert(
+                name.clone(),
+                Value {
+                    taint: vec![Taint::Param(name.clone().into())],
+                    ..Value::default()
+                },
+            );
+            params.push(Param {
+                name,
+                annotation: None,
+                default: None,
+            });
+        }
+        self.ex.functions[self.func].params = params;
+    }
+
+    fn annotation_path(&mut self, annotation: &Expr) -> Option<QPath> {
+        match annotation {
+            // `Optional[X]`, `X | None`: the class is what matters.
+            Expr::Subscript(sub) => self.annotation_path(&sub.slice),
+            Expr::BinOp(bin) => self.annotation_path(&bin.left),
+            Expr::StringLiteral(s) => Some(QPath::from_dotted(s.value.to_str())),
+            Expr::Name(_) | Expr::Attribute(_) => self.pure(annotation).path,
+            _ => None,
+        }
+    }
+
+    // ------------------------------------------------------------------ blocks and events
+
+    fn push_block(&mut self, parent: u32, kind: BlockKind) -> u32 {
+        let id = u32::try_from(self.blocks.len()).unwrap_or(u32::MAX);
+        self.blocks.push(Block {
+            parent: Some(parent),
+            kind,
+        });
+        id
+    }
+
+    fn push_event(&mut self, block: u32, kind: EventKind) {
+        if !self.emit {
+            return;
+        }
+        self.order += 1;
+        self.events.push(Event {
+            order: self.order,
+            block,
+            kind,
+        });
+    }
+
+    // ------------------------------------------------------------------ statements
+
+    fn suite<'a>(&mut self, suite: &'a [Stmt], block: u32, pending: &mut Pending<'a>) {
+        for stmt in suite {
+            self.stmt(stmt, block, pending);
+        }
+    }
+
+    fn stmt<'a>(&mut self, stmt: &'a Stmt, block: u32, pending: &mut Pending<'a>) {
+        match stmt {
+            Stmt::Expr(expr) => {
+                self.expr(&expr.value, block);
+            }
+            Stmt::Assign(assign) => {
+                let value = self.expr(&assign.value, block);
+                for target in &assign.targets {
+                    self.bind(target, &value, block);
+                }
+            }
+            Stmt::AnnAssign(assign) => {
+                if let Some(value) = &assign.value {
+                    let value = self.expr(value, block);
+                    self.bind(&assign.target, &value, block);
+                }
+            }
+            Stmt::AugAssign(assign) => {
+                let value = self.expr(&assign.value, block);
+                match &*assign.target {
+                    Expr::Attribute(attr) => {
+                        if let Some(var) = root_name(&attr.value) {
+                            self.push_event(
+                                block,
+                                EventKind::AttrAssign(AttrAssign {
+                                    range: assign.range,
+                                    var: var.into(),
+                                    attr: attr.attr.as_str().into(),
+                                    augmented: true,
+                                    value,
+                                }),
+                            );
+                        }
+                    }
+                    Expr::Name(name) => {
+                        let previous = self.lookup_local(name.id.as_str());
+                        let mut merged = previous.unwrap_or_default();
+                        merge_taint(&mut merged.taint, &value.taint);
+                        merged.lit = match (&merged.lit, &value.lit, assign.op) {
+                            (Lit::Int(a), Lit::Int(b), op) => {
+                                int_op(*a, *b, op).map_or(Lit::Other, Lit::Int)
+                            }
+                            _ => Lit::Other,
+                        };
+                        self.set_local(name.id.as_str(), merged);
+                    }
+                    other => {
+                        self.expr(other, block);
+                    }
+                }
+            }
+            Stmt::Return(ret) => {
+                let value = ret
+                    .value
+                    .as_deref()
+                    .map(|v| self.expr(v, block))
+                    .unwrap_or(Value {
+                        lit: Lit::None,
+                        ..Value::default()
+                    });
+                self.returns.push(value);
+            }
+            Stmt::Raise(raise) => {
+                if let Some(exc) = &raise.exc {
+                    self.expr(exc, block);
+                }
+            }
+            Stmt::If(stmt_if) => self.stmt_if(stmt_if, block, pending),
+            Stmt::For(stmt_for) => {
+                let iter = self.expr(&stmt_for.iter, block);
+                let body = self.push_block(block, BlockKind::Loop);
+                let item = Value {
+                    taint: iter.taint.clone(),
+                    ..Value::default()
+                };
+                self.bind(&stmt_for.target, &item, body);
+                self.suite(&stmt_for.body, body, pending);
+                self.suite(&stmt_for.orelse, block, pending);
+            }
+            Stmt::While(stmt_while) => {
+                let body = self.push_block(block, BlockKind::Loop);
+                self.expr(&stmt_while.test, body);
+                self.suite(&stmt_while.body, body, pending);
+                self.suite(&stmt_while.orelse, block, pending);
+            }
+            Stmt::With(with) => {
+                let mut items = Vec::new();
+                for item in &with.items {
+                    let value = self.expr(&item.context_expr, block);
+                    if let Some(target) = &item.optional_vars {
+                        self.bind(target, &value, block);
+                    }
+                    items.push(value);
+                }
+                let body = self.push_block(block, BlockKind::With { items });
+                self.suite(&with.body, body, pending);
+            }
+            Stmt::Try(stmt_try) => self.stmt_try(stmt_try, block, pending),
+            Stmt::Match(stmt_match) => {
+                self.expr(&stmt_match.subject, block);
+                self.next_if += 1;
+                let if_id = self.next_if;
+                for (index, case) in stmt_match.cases.iter().enumerate() {
+                    let branch = self.push_block(
+                        block,
+                        BlockKind::Branch {
+                            if_id,
+                            index: u32::try_from(index).unwrap_or(u32::MAX),
+                        },
+                    );
+                    self.suite(&case.body, branch, pending);
+                }
+            }
+            Stmt::FunctionDef(def) => self.function_def(def, pending),
+            Stmt::ClassDef(def) => {
+                if self.is_module && block == 0 {
+                    self.class_def(def, pending);
+                }
+            }
+            Stmt::Import(_) | Stmt::ImportFrom(_) => {
+                // Imports inside functions bind like module imports.
+                if !self.is_module {
+                    self.ex.prescan(std::slice::from_ref(stmt));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn stmt_if<'a>(&mut self, stmt_if: &'a ast::StmtIf, block: u32, pending: &mut Pending<'a>) {
+        let test = self.expr(&stmt_if.test, block);
+        self.next_if += 1;
+        let if_id = self.next_if;
+        let branch = self.push_block(block, BlockKind::Branch { if_id, index: 0 });
+        self.suite(&stmt_if.body, branch, pending);
+        for (i, clause) in stmt_if.elif_else_clauses.iter().enumerate() {
+            let index = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            let branch = self.push_block(block, BlockKind::Branch { if_id, index });
+            if let Some(test) = &clause.test {
+                self.expr(test, branch);
+            }
+            self.suite(&clause.body, branch, pending);
+        }
+        let Some(exit) = exits(&stmt_if.body) else {
+            return;
+        };
+        if let Some(test) = self.guard_test(&stmt_if.test, &test) {
+            self.push_event(
+                block,
+                EventKind::Guard(Guard {
+                    range: stmt_if.range,
+                    test,
+                    exit,
+                }),
+            );
+        }
+    }
+
+    fn stmt_try<'a>(&mut self, stmt_try: &'a ast::StmtTry, block: u32, pending: &mut Pending<'a>) {
+        let body = self.push_block(block, BlockKind::Try);
+        self.suite(&stmt_try.body, body, pending);
+        self.suite(&stmt_try.orelse, body, pending);
+        let mut integrity_exit = None;
+        for ast::ExceptHandler::ExceptHandler(handler) in &stmt_try.handlers {
+            let catches: Vec<QPath> = match handler.type_.as_deref() {
+                Some(Expr::Tuple(tuple)) => tuple
+                    .elts
+                    .iter()
+                    .filter_map(|e| self.pure(e).path)
+                    .collect(),
+                Some(expr) => self.pure(expr).path.into_iter().collect(),
+                None => Vec::new(),
+            };
+            let catches_integrity = catches
+                .iter()
+                .any(|p| p.last_name() == Some("IntegrityError"));
+            let handler_block = self.push_block(block, BlockKind::Handler { catches });
+            if let Some(name) = &handler.name {
+                self.set_local(name.as_str(), Value::default());
+            }
+            self.suite(&handler.body, handler_block, pending);
+            if catches_integrity {
+                integrity_exit = exits(&handler.body).filter(|e| *e != Exit::Raise);
+            }
+        }
+        let finally = self.push_block(block, BlockKind::Finally);
+        self.suite(&stmt_try.finalbody, finally, pending);
+        if let Some(exit) = integrity_exit {
+            self.push_event(
+                block,
+                EventKind::Guard(Guard {
+                    range: stmt_try.range,
+                    test: GuardTest::Integrity,
+                    exit,
+                }),
+            );
+        }
+    }
+
+    fn function_def<'a>(&mut self, def: &'a ast::StmtFunctionDef, pending: &mut Pending<'a>) {
+        let name = def.name.as_str();
+        let (qualname, parent) = if self.is_module {
+            (qualify(&self.ex.module, name), None)
+        } else {
+            (
+                format!("{}.{name}", self.ex.functions[self.func].qualname),
+                Some(self.func),
+            )
+        };
+        let index = self.ex.functions.len();
+        let mut function = new_function(name, qualname, None, parent, def.range);
+        function.name_range = def.name.range;
+        function.is_async = def.is_async;
+        function.decorators = def
+            .decorator_list
+            .iter()
+            .map(|d| self.decorator(&d.expression))
+            .collect();
+        self.ex.functions.push(function);
+        pending.push((index, def));
+    }
+
+    fn decorator(&mut self, expr: &Expr) -> Decorator {
+        let range = expr.range();
+        match expr {
+            Expr::Call(call) => {
+                let path = self.pure(&call.func).path;
+                let args = call.arguments.args.iter().map(|a| self.pure(a)).collect();
+                let keywords = call
+                    .arguments
+                    .keywords
+                    .iter()
+                    .filter_map(|k| {
+                        Some((k.arg.as_ref()?.as_str().to_string(), self.pure(&k.value)))
+                    })
+                    .collect();
+                Decorator {
+                    range,
+                    path,
+                    called: true,
+                    args,
+                    keywords,
+                }
+            }
+            _ => Decorator {
+                range,
+                path: self.pure(expr).path,
+                called: false,
+                args: Vec::new(),
+                keywords: Vec::new(),
+            },
+        }
+    }
+
+    fn class_def<'a>(&mut self, def: &'a ast::StmtClassDef, pending: &mut Pending<'a>) {
+        let index = self.class_facts(def, &qualify(&self.ex.module, def.name.as_str()));
+        self.class_members(index, def, pending);
+    }
+
+    fn class_facts(&mut self, def: &ast::StmtClassDef, qualname: &str) -> usize {
+        let (bases, keywords) = match &def.arguments {
+            Some(arguments) => (
+                arguments
+                    .args
+                    .iter()
+                    .filter_map(|a| self.pure(a).path)
+                    .collect(),
+                arguments
+                    .keywords
+                    .iter()
+                    .filter_map(|k| {
+                        Some((k.arg.as_ref()?.as_str().to_string(), self.pure(&k.value)))
+                    })
+                    .collect(),
+            ),
+            None => (Vec::new(), Vec::new()),
+        };
+        let index = self.ex.classes.len();
+        self.ex.classes.push(Class {
+            name: def.name.as_str().to_string(),
+            qualname: qualname.to_string(),
+            range: def.range,
+            name_range: def.name.range,
+            bases,
+            keywords,
+            attrs: HashMap::new(),
+            inner: Vec::new(),
+            methods: HashMap::new(),
+            self_attrs: HashMap::new(),
+        });
+        index
+    }
+
+    fn class_members<'a>(
+        &mut self,
+        index: usize,
+        def: &'a ast::StmtClassDef,
+        pending: &mut Pending<'a>,
+    ) {
+        let qualname = self.ex.classes[index].qualname.clone();
+        for stmt in &def.body {
+            match stmt {
+                Stmt::Assign(assign) => {
+                    let value = self.pure_in(&assign.value, 0);
+                    for target in &assign.targets {
+                        if let Expr::Name(name) = target {
+                            self.ex.classes[index]
+                                .attrs
+                                .insert(name.id.as_str().to_string(), value.clone());
+                        }
+                    }
+                }
+                Stmt::AnnAssign(assign) => {
+                    if let (Expr::Name(name), Some(value)) = (&*assign.target, &assign.value) {
+                        let value = self.pure_in(value, 0);
+                        self.ex.classes[index]
+                            .attrs
+                            .insert(name.id.as_str().to_string(), value);
+                    }
+                }
+                Stmt::ClassDef(inner) => {
+                    let inner_index =
+                        self.class_facts(inner, &format!("{qualname}.{}", inner.name.as_str()));
+                    self.class_members(inner_index, inner, pending);
+                    self.ex.classes[index].inner.push(inner_index);
+                }
+                Stmt::FunctionDef(method) => {
+                    let name = method.name.as_str();
+                    let fn_index = self.ex.functions.len();
+                    let mut function = new_function(
+                        name,
+                        format!("{qualname}.{name}"),
+                        Some(index),
+                        None,
+                        method.range,
+                    );
+                    function.name_range = method.name.range;
+                    function.is_async = method.is_async;
+                    function.decorators = method
+                        .decorator_list
+                        .iter()
+                        .map(|d| self.decorator(&d.expression))
+                        .collect();
+                    self.ex.functions.push(function);
+                    self.ex.classes[index]
+                        .methods
+                        .insert(name.to_string(), fn_index);
+                    pending.push((fn_index, method));
+                }
+                _ => {}
+            }
+        }
+        // `self.x = ...` anywhere in the methods, evaluated ahead of the method bodies.
+        let methods: Vec<(usize, &ast::StmtFunctionDef)> = def
+            .body
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::FunctionDef(m) => Some(m),
+                _ => None,
+            })
+            .map(|m| {
+                (
+                    self.ex.classes[index]
+                        .methods
+                        .get(m.name.as_str())
+                        .copied()
+                        .unwrap_or(0),
+                    m,
+                )
+            })
+            .collect();
+        for (fn_index, method) in methods {
+            let mut walker = Walker::new(self.ex, fn_index, Some(index), false);
+            walker.emit = false;
+            walker.params(method);
+            let Some(self_name) = walker.self_name.clone() else {
+                continue;
+            };
+            let mut found = Vec::new();
+            walker.collect_self_attrs(&method.body, &self_name, &mut found);
+            for (name, value) in found {
+                let attrs = &mut self.ex.classes[index].self_attrs;
+                // The first assignment with a known type wins (`__init__` comes first).
+                if attrs.get(&name).is_none_or(|v: &Value| v.path.is_none()) {
+                    attrs.insert(name, value);
+                }
+            }
+        }
+    }
+
+    fn collect_self_attrs(
+        &mut self,
+        suite: &[Stmt],
+        self_name: &str,
+        found: &mut Vec<(String, Value)>,
+    ) {
+        for stmt in suite {
+            match stmt {
+                Stmt::Assign(assign) => {
+                    let value = self.expr(&assign.value, 0);
+                    for target in &assign.targets {
+                        match target {
+                            Expr::Attribute(attr) if matches!(&*attr.value, Expr::Name(n) if n.id.as_str() == self_name) =>
+                            {
+                                found.push((attr.attr.as_str().to_string(), value.clone()));
+                            }
+                            Expr::Name(name) => self.set_local(name.id.as_str(), value.clone()),
+                            _ => {}
+                        }
+                    }
+                }
+                Stmt::If(stmt_if) => {
+                    self.collect_self_attrs(&stmt_if.body, self_name, found);
+                    for clause in &stmt_if.elif_else_clauses {
+                        self.collect_self_attrs(&clause.body, self_name, found);
+                    }
+                }
+                Stmt::Try(stmt_try) => self.collect_self_attrs(&stmt_try.body, self_name, found),
+                Stmt::With(with) => self.collect_self_attrs(&with.body, self_name, found),
+                _ => {}
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ bindings
+
+    fn bind(&mut self, target: &Expr, value: &Value, block: u32) {
+        match target {
+            Expr::Name(name) => self.set_local(name.id.as_str(), value.clone()),
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+                let is_get_or_create =
+                    value
+                        .path
+                        .as_ref()
+                        .and_then(QPath::last_name)
+                        .is_some_and(|m| {
+                            matches!(
+                                m,
+                                "get_or_create"
+                                    | "update_or_create"
+                                    | "aget_or_create"
+                                    | "aupdate_or_create"
+                            )
+                        });
+                for (i, elt) in elts.iter().enumerate() {
+                    let mut item = match &value.lit {
+                        Lit::Seq(items) => items.get(i).cloned().unwrap_or_default(),
+                        _ => Value {
+                            taint: value.taint.clone(),
+                            ..Value::default()
+                        },
+                    };
+                    if is_get_or_create {
+                        if i == 0 {
+                            item.path = value.path.clone();
+                        } else if i == 1 {
+                            item.flags |= Value::CREATED;
+                        }
+                    }
+                    self.bind(elt, &item, block);
+                }
+            }
+            Expr::Attribute(attr) => {
+                if let Some(var) = root_name(&attr.value) {
+                    self.push_event(
+                        block,
+                        EventKind::AttrAssign(AttrAssign {
+                            range: target.range(),
+                            var: var.into(),
+                            attr: attr.attr.as_str().into(),
+                            augmented: false,
+                            value: value.clone(),
+                        }),
+                    );
+                }
+            }
+            Expr::Starred(starred) => self.bind(&starred.value, value, block),
+            _ => {}
+        }
+    }
+
+    fn set_local(&mut self, name: &str, mut value: Value) {
+        value.name = None;
+        if self.is_module {
+            self.ex.module_vars.insert(name.to_string(), value);
+        } else {
+            self.locals.insert(name.to_string(), value);
+        }
+    }
+
+    fn lookup_local(&self, name: &str) -> Option<Value> {
+        if self.is_module {
+            self.ex.module_vars.get(name).cloned()
+        } else {
+            self.locals
+                .get(name)
+                .or_else(|| self.params.get(name))
+                .cloned()
+        }
+    }
+
+    // ------------------------------------------------------------------ guards
+
+    fn guard_test(&mut self, test: &Expr, value: &Value) -> Option<GuardTest> {
+        match test {
+            Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => {
+                let inner = self.pure(&unary.operand);
+                if inner.flags & Value::CREATED != 0 {
+                    return Some(GuardTest::NotCreated);
+                }
+                if inner.flags & Value::MARKER != 0 {
+                    return Some(GuardTest::NotMarker {
+                        range: unary.operand.range(),
+                    });
+                }
+                None
+            }
+            Expr::BoolOp(bool_op) if bool_op.op == BoolOp::And => {
+                // `if not created and ...:`, `if x.sent and y:`: the first done-check decides.
+                bool_op.values.iter().find_map(|v| {
+                    let inner = self.pure(v);
+                    self.guard_test(v, &inner)
+                })
+            }
+            Expr::BoolOp(bool_op) if bool_op.op == BoolOp::Or => {
+                bool_op.values.iter().find_map(|v| {
+                    let inner = self.pure(v);
+                    self.guard_test(v, &inner)
+                })
+            }
+            Expr::Attribute(_) => Some(GuardTest::DoneCheck),
+            Expr::Compare(compare) => {
+                let positive = compare.ops.iter().all(|op| {
+                    matches!(
+                        op,
+                        CmpOp::Eq | CmpOp::In | CmpOp::Is | CmpOp::IsNot | CmpOp::GtE | CmpOp::Gt
+                    )
+                });
+                let is_none_check = compare.ops.iter().any(|op| matches!(op, CmpOp::Is))
+                    && compare
+                        .comparators
+                        .iter()
+                        .any(|c| matches!(c, Expr::NoneLiteral(_)));
+                let on_attribute = matches!(
+                    &*compare.left,
+                    Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)
+                );
+                (positive && !is_none_check && on_attribute).then_some(GuardTest::DoneCheck)
+            }
+            Expr::Call(call) => {
+                let method = match &*call.func {
+                    Expr::Attribute(attr) => attr.attr.as_str(),
+                    Expr::Name(name) => name.id.as_str(),
+                    _ => return None,
+                };
+                if matches!(
+                    method,
+                    "exists"
+                        | "aexists"
+                        | "get"
+                        | "exists_key"
+                        | "sismember"
+                        | "hexists"
+                        | "has_key"
+                        | "is_done"
+                        | "already_processed"
+                ) {
+                    return Some(GuardTest::DoneCheck);
+                }
+                value.path.clone().map(|path| GuardTest::Helper { path })
+            }
+            Expr::Name(name) => {
+                let local = self.lookup_local(name.id.as_str())?;
+                let path = local.path?;
+                let method = path.last_name()?;
+                if matches!(method, "exists" | "aexists" | "get") {
+                    Some(GuardTest::DoneCheck)
+                } else if path.is_call() {
+                    Some(GuardTest::Helper { path })
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    // ------------------------------------------------------------------ expressions
+
+    /// Evaluates without producing events (decorators, class attributes, guard tests).
+    fn pure(&mut self, expr: &Expr) -> Value {
+        let emit = std::mem::replace(&mut self.emit, false);
+        let value = self.expr(expr, 0);
+        self.emit = emit;
+        value
+    }
+
+    fn pure_in(&mut self, expr: &Expr, block: u32) -> Value {
+        let emit = std::mem::replace(&mut self.emit, false);
+        let value = self.expr(expr, block);
+        self.emit = emit;
+        value
+    }
+
+    /// Evaluates an expression: records the calls in it as events (in evaluation order) and
+    /// returns what the analysis knows of its value.
+    fn expr(&mut self, expr: &Expr, block: u32) -> Value {
+        let range = expr.range();
+        let mut value = match expr {
+            Expr::StringLiteral(s) => Value {
+                lit: Lit::Str(s.value.to_str().into()),
+                ..Value::default()
+            },
+            Expr::NumberLiteral(n) => Value {
+                lit: match &n.value {
+                    Number::Int(i) => i.as_i64().map_or(Lit::Other, Lit::Int),
+                    Number::Float(f) => Lit::Float(*f),
+                    Number::Complex { .. } => Lit::Other,
+                },
+                ..Value::default()
+            },
+            Expr::BooleanLiteral(b) => Value {
+                lit: Lit::Bool(b.value),
+                ..Value::default()
+            },
+            Expr::NoneLiteral(_) => Value {
+                lit: Lit::None,
+                ..Value::default()
+            },
+            Expr::Name(name) => self.name(name.id.as_str()),
+            Expr::Attribute(attr) => self.attribute(attr, block),
+            Expr::Call(call) => self.call(call, block),
+            Expr::FString(fstring) => {
+                let mut value = Value::default();
+                for element in fstring.value.elements() {
+                    if let InterpolatedStringElement::Interpolation(interp) = element {
+                        let inner = self.expr(&interp.expression, block);
+                        merge_taint(&mut value.taint, &inner.taint);
+                    }
+                }
+                value
+            }
+            Expr::BinOp(bin) => {
+                let left = self.expr(&bin.left, block);
+                let right = self.expr(&bin.right, block);
+                let mut value = Value::default();
+                if let (Some(a), Some(b)) = (left.as_int(), right.as_int()) {
+                    if let Some(result) = int_op(a, b, bin.op) {
+                        value.lit = Lit::Int(result);
+                    }
+                } else if let (Lit::Str(a), Lit::Str(b), Operator::Add) =
+                    (&left.lit, &right.lit, bin.op)
+                {
+                    value.lit = Lit::Str(format!("{a}{b}").into());
+                }
+                merge_taint(&mut value.taint, &left.taint);
+                merge_taint(&mut value.taint, &right.taint);
+                value
+            }
+            Expr::UnaryOp(unary) => {
+                let operand = self.expr(&unary.operand, block);
+                let lit = match (unary.op, &operand.lit) {
+                    (UnaryOp::USub, Lit::Int(i)) => Lit::Int(-i),
+                    (UnaryOp::Not, Lit::Bool(b)) => Lit::Bool(!b),
+                    _ => Lit::Other,
+                };
+                Value {
+                    lit,
+                    taint: operand.taint,
+                    ..Value::default()
+                }
+            }
+            Expr::Dict(dict) => {
+                let mut items = Vec::new();
+                let mut taint = Vec::new();
+                for item in &dict.items {
+                    let value = self.expr(&item.value, block);
+                    merge_taint(&mut taint, &value.taint);
+                    match &item.key {
+                        Some(key) => {
+                            let key_value = self.expr(key, block);
+                            items.push((key_value.as_str().map(Into::into), value));
+                        }
+                        // `{**base, ...}`: the entries of a known dict are part of this one.
+                        None => match value.lit {
+                            Lit::Dict(inner) => items.extend(inner),
+                            _ => items.push((None, value)),
+                        },
+                    }
+                }
+                Value {
+                    lit: Lit::Dict(items),
+                    taint,
+                    ..Value::default()
+                }
+            }
+            Expr::List(ast::ExprList { elts, .. })
+            | Expr::Tuple(ast::ExprTuple { elts, .. })
+            | Expr::Set(ast::ExprSet { elts, .. }) => {
+                let items: Vec<Value> = elts.iter().map(|e| self.expr(e, block)).collect();
+                let mut taint = Vec::new();
+                for item in &items {
+                    merge_taint(&mut taint, &item.taint);
+                }
+                Value {
+                    lit: Lit::Seq(items),
+                    taint,
+                    ..Value::default()
+                }
+            }
+            Expr::Await(await_expr) => self.expr(&await_expr.value, block),
+            Expr::Named(named) => {
+                let value = self.expr(&named.value, block);
+                self.bind(&named.target, &value, block);
+                value
+            }
+            Expr::Subscript(sub) => {
+                let base = self.expr(&sub.value, block);
+                let index = self.expr(&sub.slice, block);
+                let mut value = match (&base.lit, index.as_str(), index.as_int()) {
+                    (Lit::Dict(_), Some(key), _) => base.dict_get(key).cloned().unwrap_or_default(),
+                    (Lit::Seq(items), _, Some(i)) => usize::try_from(i)
+                        .ok()
+                        .and_then(|i| items.get(i))
+                        .cloned()
+                        .unwrap_or_default(),
+                    _ => Value::default(),
+                };
+                merge_taint(&mut value.taint, &base.taint);
+                merge_taint(&mut value.taint, &index.taint);
+                value
+            }
+            Expr::BoolOp(bool_op) => {
+                let mut value = Value::default();
+                for v in &bool_op.values {
+                    let inner = self.expr(v, block);
+                    merge_taint(&mut value.taint, &inner.taint);
+                    if value.path.is_none() {
+                        value.path = inner.path;
+                    }
+                }
+                value
+            }
+            Expr::If(if_expr) => {
+                self.expr(&if_expr.test, block);
+                let body = self.expr(&if_expr.body, block);
+                let orelse = self.expr(&if_expr.orelse, block);
+                let mut value = Value {
+                    taint: body.taint,
+                    ..Value::default()
+                };
+                merge_taint(&mut value.taint, &orelse.taint);
+                value
+            }
+            Expr::Lambda(lambda) => {
+                let deferred = self.push_block(block, BlockKind::Deferred);
+                self.expr(&lambda.body, deferred);
+                Value::default()
+            }
+            Expr::ListComp(ast::ExprListComp {
+                elt, generators, ..
+            })
+            | Expr::SetComp(ast::ExprSetComp {
+                elt, generators, ..
+            })
+            | Expr::Generator(ast::ExprGenerator {
+                elt, generators, ..
+            }) => {
+                let body = self.comprehension(generators, block);
+                let item = self.expr(elt, body);
+                Value {
+                    taint: item.taint,
+                    ..Value::default()
+                }
+            }
+            Expr::DictComp(comp) => {
+                let body = self.comprehension(&comp.generators, block);
+                if let Some(key) = &comp.key {
+                    self.expr(key, body);
+                }
+                self.expr(&comp.value, body);
+                Value::default()
+            }
+            Expr::Starred(starred) => self.expr(&starred.value, block),
+            Expr::Compare(compare) => {
+                let mut value = self.expr(&compare.left, block);
+                value.path = None;
+                value.lit = Lit::Other;
+                for c in &compare.comparators {
+                    let inner = self.expr(c, block);
+                    merge_taint(&mut value.taint, &inner.taint);
+                }
+                value
+            }
+            _ => Value::default(),
+        };
+        value.range = range;
+        value
+    }
+
+    fn comprehension(&mut self, generators: &[ast::Comprehension], block: u32) -> u32 {
+        let body = self.push_block(block, BlockKind::Loop);
+        for generator in generators {
+            let iter = self.expr(&generator.iter, block);
+            let item = Value {
+                taint: iter.taint,
+                ..Value::default()
+            };
+            self.bind(&generator.target, &item, body);
+            for cond in &generator.ifs {
+                self.expr(cond, body);
+            }
+        }
+        body
+    }
+
+    fn name(&mut self, id: &str) -> Value {
+        let mut value = if let Some(local) = self.lookup_local(id) {
+            let mut local = local;
+            if local.path.is_none() {
+                local.path = Some(QPath(vec![Seg::name(id)]));
+            }
+            local
+        } else if self.self_name.as_deref() == Some(id) {
+            Value {
+                path: Some(QPath(vec![Seg::name("self")])),
+                ..Value::default()
+            }
+        } else if let Some(var) = self.ex.module_vars.get(id).filter(|_| !self.is_module) {
+            let mut var = var.clone();
+            if var.path.is_none() {
+                var.path = Some(QPath::from_dotted(&qualify(&self.ex.module, id)));
+            }
+            var
+        } else if let Some(kind) = self.ex.top_level.get(id) {
+            let path = QPath::from_dotted(&qualify(&self.ex.module, id));
+            let mut value = Value {
+                path: Some(path),
+                ..Value::default()
+            };
+            if *kind == TopLevel::Var {
+                value.name = Some(id.into());
+            }
+            value
+        } else if let Some(target) = self.ex.imports.get(id) {
+            Value {
+                path: Some(QPath::from_dotted(target)),
+                ..Value::default()
+            }
+        } else {
+            Value {
+                path: Some(QPath(vec![Seg::name(id)])),
+                ..Value::default()
+            }
+        };
+        value.name = Some(id.into());
+        value
+    }
+
+    fn attribute(&mut self, attr: &ast::ExprAttribute, block: u32) -> Value {
+        // `self.gateway` where a method assigned `self.gateway = Gateway(...)`.
+        if let (Expr::Name(base), Some(class)) = (&*attr.value, self.class)
+            && self.self_name.as_deref() == Some(base.id.as_str())
+            && let Some(assigned) = self.ex.classes[class].self_attrs.get(attr.attr.as_str())
+            && assigned.path.is_some()
+        {
+            let mut value = assigned.clone();
+            value.taint.clear();
+            return value;
+        }
+        let base = self.expr(&attr.value, block);
+        let mut value = Value {
+            taint: base.taint.clone(),
+            ..Value::default()
+        };
+        // A string's methods keep the string's taint but are not a path anyone resolves.
+        if let Some(mut path) = base.path {
+            path.0.push(Seg::name(attr.attr.as_str()));
+            if let Some(index) = self
+                .ex
+                .catalog
+                .metadata(&path)
+                .map(|_| self.metadata_index(&path))
+            {
+                value.taint.push(Taint::Meta {
+                    range: attr.range,
+                    index,
+                    text: path.to_string().into(),
+                });
+            }
+            value.path = Some(path);
+        }
+        value
+    }
+
+    fn metadata_index(&self, path: &QPath) -> usize {
+        // `Catalog::metadata` found it; the index is its position in the catalog.
+        let found = self.ex.catalog.metadata(path);
+        self.ex
+            .catalog
+            .metadata
+            .iter()
+            .position(|m| found.is_some_and(|f| std::ptr::eq(m, f)))
+            .unwrap_or(0)
+    }
+
+    fn call(&mut self, call: &ast::ExprCall, block: u32) -> Value {
+        let func = self.expr(&call.func, block);
+        let mut args = Vec::with_capacity(call.arguments.args.len());
+        let mut star_args = false;
+        for arg in &call.arguments.args {
+            if matches!(arg, Expr::Starred(_)) {
+                star_args = true;
+            }
+            args.push(self.expr(arg, block));
+        }
+        let mut keywords = Vec::with_capacity(call.arguments.keywords.len());
+        let mut star_kwargs = false;
+        for keyword in &call.arguments.keywords {
+            let value = self.expr(&keyword.value, block);
+            match &keyword.arg {
+                Some(arg) => keywords.push((Box::<str>::from(arg.as_str()), value)),
+                None => {
+                    star_kwargs = true;
+                    // `**{"idempotency_key": k}` spreads known keys.
+                    if let Lit::Dict(items) = value.lit {
+                        for (key, value) in items {
+                            if let Some(key) = key {
+                                keywords.push((key, value));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        let first_str = args
+            .first()
+            .and_then(Value::as_str)
+            .filter(|s| s.len() <= 64)
+            .map(Into::into);
+        let path = func.path.clone().map(|mut path| {
+            if let Some(last) = path.0.last_mut() {
+                last.call = match first_str {
+                    Some(s) => Call::Str(s),
+                    None => Call::Any,
+                };
+            }
+            path
+        });
+
+        let mut value = Value {
+            path: path.clone(),
+            first_arg: args.first().cloned().map(Box::new),
+            ..Value::default()
+        };
+        merge_taint(&mut value.taint, &func.taint);
+        for arg in &args {
+            merge_taint(&mut value.taint, &arg.taint);
+        }
+        for (_, kw) in &keywords {
+            merge_taint(&mut value.taint, &kw.taint);
+        }
+        if let Some(path) = &path {
+            let catalog = self.ex.catalog;
+            if catalog.is_nondeterministic(path) {
+                value.taint.push(Taint::Nondet {
+                    range: call.range(),
+                    call: path.dotted().into(),
+                });
+            } else if catalog.metadata(path).is_some() {
+                let index = self.metadata_index(path);
+                value.taint.push(Taint::Meta {
+                    range: call.range(),
+                    index,
+                    text: path.to_string().into(),
+                });
+            } else if path.0.len() > 1
+                || self.ex.top_level.contains_key(&*path.0[0].name)
+                || self.locals.contains_key(&*path.0[0].name)
+            {
+                value.taint.push(Taint::Call {
+                    path: path.clone(),
+                    range: call.range(),
+                });
+            }
+            let method = path.last_name().unwrap_or_default();
+            let nx = keywords
+                .iter()
+                .any(|(k, v)| &**k == "nx" && v.as_bool() == Some(true));
+            if nx || matches!(method, "setnx" | "add" | "acquire") {
+                value.flags |= Value::MARKER;
+            }
+        }
+        value.taint.truncate(MAX_TAINT);
+
+        let (method, receiver) = match &*call.func {
+            Expr::Attribute(attr) => (attr.attr.as_str().into(), receiver_name(&attr.value)),
+            Expr::Name(name) => (name.id.as_str().into(), None),
+            _ => ("".into(), None),
+        };
+        let receiver_var = match &*call.func {
+            Expr::Attribute(attr) => root_name(&attr.value).map(Into::into),
+            _ => None,
+        };
+        self.push_event(
+            block,
+            EventKind::Call(Box::new(CallSite {
+                range: call.range(),
+                func_range: call.func.range(),
+                args_range: call.arguments.range,
+                path,
+                method,
+                receiver,
+                receiver_var,
+                args,
+                keywords,
+                star_args,
+                star_kwargs,
+            })),
+        );
+        value
+    }
+}
+
+fn qualify(module: &str, name: &str) -> String {
+    if module.is_empty() {
+        name.to_string()
+    } else {
+        format!("{module}.{name}")
+    }
+}
+
+/// How a suite leaves: its last statement returns, raises or continues.
+fn exits(suite: &[Stmt]) -> Option<Exit> {
+    match suite.last()? {
+        Stmt::Return(_) => Some(Exit::Return),
+        Stmt::Raise(_) => Some(Exit::Raise),
+        Stmt::Continue(_) => Some(Exit::Continue),
+        _ => None,
+    }
+}
+
+/// The local name an attribute chain starts from: `order` in `order.customer.email`.
+fn root_name(expr: &Expr) -> Option<&str> {
+    match expr {
+        Expr::Name(name) => Some(name.id.as_str()),
+        Expr::Attribute(attr) => root_name(&attr.value),
+        Expr::Call(call) => root_name(&call.func),
+        Expr::Subscript(sub) => root_name(&sub.value),
+        _ => None,
+    }
+}
+
+/// The identifier right before a method: `payment_gateway` in `payment_gateway.capture`,
+/// `messages` in `client.messages.create`, `api` in `get_api().refund`.
+fn receiver_name(expr: &Expr) -> Option<Box<str>> {
+    match expr {
+        Expr::Name(name) => Some(name.id.as_str().into()),
+        Expr::Attribute(attr) => Some(attr.attr.as_str().into()),
+        Expr::Call(call) => receiver_name(&call.func),
+        _ => None,
+    }
+}
+
+fn merge_taint(into: &mut Vec<Taint>, from: &[Taint]) {
+    for taint in from {
+        if into.len() >= MAX_TAINT {
+            return;
+        }
+        if !into.contains(taint) {
+            into.push(taint.clone());
+        }
+    }
+}
+
+fn int_op(a: i64, b: i64, op: Operator) -> Option<i64> {
+    match op {
+        Operator::Add => a.checked_add(b),
+        Operator::Sub => a.checked_sub(b),
+        Operator::Mult => a.checked_mul(b),
+        Operator::FloorDiv => a.checked_div_euclid(b),
+        Operator::Pow => u32::try_from(b).ok().and_then(|b| a.checked_pow(b)),
+        Operator::Mod => a.checked_rem_euclid(b),
+        _ => None,
+    }
+}

@@ -1,0 +1,352 @@
+//! Per-module facts: imports, module variables, classes, functions and, inside each function, the
+//! ordered events that matter on a second run (calls, done-guards, attribute writes) with the
+//! blocks (branches, loops, `try`, `with`, deferred callbacks) that contain them.
+//!
+//! Facts are extracted in one pass over the syntax tree; the tree is dropped afterwards.
+
+mod extract;
+
+use std::collections::HashMap;
+
+use ruff_text_size::TextRange;
+
+use crate::path::QPath;
+
+pub use extract::extract;
+
+/// A value as far as the analysis follows it inside one function.
+#[derive(Clone, Debug, Default)]
+pub struct Value {
+    pub range: TextRange,
+    pub lit: Lit,
+    /// The resolved path of a name, attribute or call chain.
+    pub path: Option<QPath>,
+    /// The local name the value was read from, when it was a plain name.
+    pub name: Option<Box<str>>,
+    /// Nondeterministic sources, delivery metadata, helper results and parameters it derives from.
+    pub taint: Vec<Taint>,
+    pub flags: u8,
+    /// For a call: its first positional argument (`func(book_pickup, ...)`).
+    pub first_arg: Option<Box<Value>>,
+}
+
+impl Value {
+    /// Bound from the second element of `get_or_create`/`update_or_create`.
+    pub const CREATED: u8 = 1;
+    /// The result of a set-if-absent call (`set(nx=True)`, `cache.add`).
+    pub const MARKER: u8 = 2;
+
+    pub fn is_none(&self) -> bool {
+        matches!(self.lit, Lit::None)
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.lit {
+            Lit::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_int(&self) -> Option<i64> {
+        match self.lit {
+            Lit::Int(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.lit {
+            Lit::Bool(b) => Some(b),
+            Lit::Int(i) => Some(i != 0),
+            _ => None,
+        }
+    }
+
+    /// Entries of a dict display (after following a local name to its assignment).
+    pub fn dict(&self) -> Option<&[(Option<Box<str>>, Value)]> {
+        match &self.lit {
+            Lit::Dict(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    pub fn dict_get(&self, key: &str) -> Option<&Value> {
+        self.dict()?
+            .iter()
+            .find(|(k, _)| k.as_deref() == Some(key))
+            .map(|(_, v)| v)
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub enum Lit {
+    #[default]
+    Other,
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Box<str>),
+    /// A dict display; `None` keys are `**splat` entries or non-literal keys.
+    Dict(Vec<(Option<Box<str>>, Value)>),
+    /// A list, tuple or set display.
+    Seq(Vec<Value>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Taint {
+    /// A nondeterministic source call (`uuid.uuid4()`), where it is called.
+    Nondet { range: TextRange, call: Box<str> },
+    /// Delivery metadata (`self.request.retries`), an index into the catalog's metadata.
+    Meta {
+        range: TextRange,
+        index: usize,
+        text: Box<str>,
+    },
+    /// The result of a call that may be a project helper.
+    Call { path: QPath, range: TextRange },
+    /// A parameter of the function.
+    Param(Box<str>),
+}
+
+#[derive(Debug)]
+pub struct ModuleFacts {
+    pub module: String,
+    pub is_package: bool,
+    /// Local binding → qualified name it imports.
+    pub imports: HashMap<String, String>,
+    pub star_imports: Vec<String>,
+    /// Module-level assignments (last one wins).
+    pub vars: HashMap<String, Value>,
+    pub classes: Vec<Class>,
+    /// Functions and methods; index 0 is the module body.
+    pub functions: Vec<Function>,
+}
+
+#[derive(Debug)]
+pub struct Class {
+    pub name: String,
+    pub qualname: String,
+    pub range: TextRange,
+    pub name_range: TextRange,
+    pub bases: Vec<QPath>,
+    pub keywords: Vec<(String, Value)>,
+    /// Class-level assignments.
+    pub attrs: HashMap<String, Value>,
+    /// Nested class bodies (`class Meta:`) by name.
+    pub inner: Vec<usize>,
+    /// Methods by name → index into `functions`.
+    pub methods: HashMap<String, usize>,
+    /// `self.x = ...` assignments in any method.
+    pub self_attrs: HashMap<String, Value>,
+}
+
+#[derive(Debug)]
+pub struct Param {
+    pub name: String,
+    pub annotation: Option<QPath>,
+    pub default: Option<Value>,
+}
+
+#[derive(Debug)]
+pub struct Decorator {
+    pub range: TextRange,
+    pub path: Option<QPath>,
+    /// `@x(...)` rather than `@x`.
+    pub called: bool,
+    pub args: Vec<Value>,
+    pub keywords: Vec<(String, Value)>,
+}
+
+impl Decorator {
+    pub fn keyword(&self, name: &str) -> Option<&Value> {
+        self.keywords
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v)
+    }
+}
+
+#[derive(Debug)]
+pub struct Function {
+    pub name: String,
+    pub qualname: String,
+    pub class: Option<usize>,
+    /// The function this one is nested in.
+    pub parent: Option<usize>,
+    pub range: TextRange,
+    pub name_range: TextRange,
+    pub is_async: bool,
+    pub params: Vec<Param>,
+    pub decorators: Vec<Decorator>,
+    pub blocks: Vec<Block>,
+    pub events: Vec<Event>,
+    pub returns: Vec<Value>,
+}
+
+impl Function {
+    /// Whether `ancestor` is `block` or one of the blocks that contain it.
+    pub fn block_within(&self, block: u32, ancestor: u32) -> bool {
+        self.ancestors(block).any(|b| b == ancestor)
+    }
+
+    /// `block` and the blocks that contain it, innermost first.
+    pub fn ancestors(&self, block: u32) -> impl Iterator<Item = u32> + '_ {
+        std::iter::successors(Some(block), |b| {
+            self.blocks.get(*b as usize).and_then(|blk| blk.parent)
+        })
+    }
+
+    pub fn block_kinds(&self, block: u32) -> impl Iterator<Item = &BlockKind> + '_ {
+        self.ancestors(block)
+            .filter_map(|b| self.blocks.get(b as usize))
+            .map(|blk| &blk.kind)
+    }
+
+    pub fn in_loop(&self, block: u32) -> Option<u32> {
+        self.ancestors(block).find(|b| {
+            matches!(
+                self.blocks.get(*b as usize).map(|blk| &blk.kind),
+                Some(BlockKind::Loop)
+            )
+        })
+    }
+
+    pub fn is_deferred(&self, block: u32) -> bool {
+        self.block_kinds(block)
+            .any(|k| matches!(k, BlockKind::Deferred))
+    }
+
+    pub fn in_handler(&self, block: u32) -> bool {
+        self.block_kinds(block)
+            .any(|k| matches!(k, BlockKind::Handler { .. }))
+    }
+
+    /// Whether two blocks lie in different branches of one `if`: no run passes through both.
+    pub fn exclusive(&self, a: u32, b: u32) -> bool {
+        let branches = |block| {
+            self.block_kinds(block).filter_map(|k| match k {
+                BlockKind::Branch { if_id, index } => Some((*if_id, *index)),
+                _ => None,
+            })
+        };
+        branches(a)
+            .any(|(if_a, idx_a)| branches(b).any(|(if_b, idx_b)| if_a == if_b && idx_a != idx_b))
+    }
+
+    pub fn param(&self, name: &str) -> Option<&Param> {
+        self.params.iter().find(|p| p.name == name)
+    }
+}
+
+#[derive(Debug)]
+pub struct Block {
+    pub parent: Option<u32>,
+    pub kind: BlockKind,
+}
+
+#[derive(Debug)]
+pub enum BlockKind {
+    Body,
+    Branch {
+        if_id: u32,
+        index: u32,
+    },
+    Loop,
+    Try,
+    Handler {
+        catches: Vec<QPath>,
+    },
+    Finally,
+    /// A `with` block, with its context managers.
+    With {
+        items: Vec<Value>,
+    },
+    /// Code that does not run here: a lambda's body.
+    Deferred,
+}
+
+#[derive(Debug)]
+pub struct Event {
+    pub order: u32,
+    pub block: u32,
+    pub kind: EventKind,
+}
+
+#[derive(Debug)]
+pub enum EventKind {
+    Call(Box<CallSite>),
+    Guard(Guard),
+    /// `x.attr = value` or `x.attr += value`.
+    AttrAssign(AttrAssign),
+}
+
+#[derive(Debug)]
+pub struct CallSite {
+    pub range: TextRange,
+    pub func_range: TextRange,
+    pub args_range: TextRange,
+    /// The resolved path of the callee, ending in the called segment.
+    pub path: Option<QPath>,
+    /// The method or function name as written.
+    pub method: Box<str>,
+    /// The identifier right before the method (`payment_gateway` in `payment_gateway.capture`).
+    pub receiver: Option<Box<str>>,
+    /// The local variable the receiver chain starts from, when there is one.
+    pub receiver_var: Option<Box<str>>,
+    pub args: Vec<Value>,
+    pub keywords: Vec<(Box<str>, Value)>,
+    pub star_args: bool,
+    pub star_kwargs: bool,
+}
+
+impl CallSite {
+    pub fn keyword(&self, name: &str) -> Option<&Value> {
+        self.keywords
+            .iter()
+            .find(|(k, _)| &**k == name)
+            .map(|(_, v)| v)
+    }
+
+    /// The argument at `position`, or the keyword `name`.
+    pub fn arg(&self, position: usize, name: &str) -> Option<&Value> {
+        self.keyword(name).or_else(|| self.args.get(position))
+    }
+}
+
+#[derive(Debug)]
+pub struct Guard {
+    pub range: TextRange,
+    pub test: GuardTest,
+    pub exit: Exit,
+}
+
+#[derive(Debug)]
+pub enum GuardTest {
+    /// `if x.flag:`, `if x.status == "sent":`, `.exists()`, `cache.get(k)`.
+    DoneCheck,
+    /// `if not created:` after `get_or_create`.
+    NotCreated,
+    /// `if not redis.set(k, v, nx=True):`, `if not cache.add(...)`.
+    NotMarker { range: TextRange },
+    /// `try: ...create(...) except IntegrityError: return`.
+    Integrity,
+    /// `if helper(...):`, a done-check when the helper's summary says so.
+    Helper { path: QPath },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    Return,
+    Raise,
+    Continue,
+}
+
+#[derive(Debug)]
+pub struct AttrAssign {
+    pub range: TextRange,
+    pub var: Box<str>,
+    pub attr: Box<str>,
+    pub augmented: bool,
+    pub value: Value,
+}

@@ -1,0 +1,17 @@
+//! twice: what happens when this task runs twice?
+//!
+//! Data flows one way: files → parsed modules → facts → project model → rules → diagnostics →
+//! renderers.
+pub mod catalog;
+pub mod check;
+pub mod cli;
+pub mod config;
+pub mod diagnostic;
+pub mod discover;
+pub mod facts;
+pub mod parse;
+pub mod path;
+pub mod project;
+pub mod registry;
+pub mod render;
+pub mod rules;

@@ -1,0 +1,213 @@
+//! Reading and parsing one file: the only place that touches the parser. Produces the module's
+//! facts, its syntax errors and its `# noqa` comments; the syntax tree is dropped here.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use ruff_python_ast::PySourceType;
+use ruff_python_ast::token::TokenKind;
+use ruff_python_parser::parse_unchecked_source;
+use ruff_source_file::{LineIndex, OneIndexed};
+use ruff_text_size::{Ranged, TextRange, TextSize};
+
+use crate::catalog::Catalog;
+use crate::facts::{ModuleFacts, extract};
+
+/// What a `# noqa` comment on a line silences.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Noqa {
+    All,
+    Codes(Vec<String>),
+}
+
+impl Noqa {
+    pub fn silences(&self, code: &str) -> bool {
+        match self {
+            Noqa::All => true,
+            Noqa::Codes(codes) => codes.iter().any(|c| c == code),
+        }
+    }
+}
+
+/// A checked file: its text, line index, facts and problems.
+#[derive(Debug)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    /// The path as shown to the user (relative to the working directory when possible).
+    pub display: String,
+    pub text: String,
+    pub line_index: LineIndex,
+    pub facts: Option<ModuleFacts>,
+    pub syntax_errors: Vec<(TextRange, String)>,
+    /// Why the file could not be read, when it could not.
+    pub unreadable: Option<String>,
+    pub noqa: HashMap<usize, Noqa>,
+}
+
+impl SourceFile {
+    /// One-based line and column (in characters) of an offset.
+    pub fn location(&self, offset: TextSize) -> (usize, usize) {
+        let location = self.line_index.line_column(offset, &self.text);
+        (location.line.get(), location.column.get())
+    }
+
+    pub fn line_text(&self, line: usize) -> &str {
+        let Some(line) = OneIndexed::new(line) else {
+            return "";
+        };
+        if line.get() > self.line_index.line_count() {
+            return "";
+        }
+        let range = self.line_index.line_range(line, &self.text);
+        self.text
+            .get(range.start().to_usize()..range.end().to_usize())
+            .unwrap_or("")
+            .trim_end_matches(['\n', '\r'])
+    }
+
+    pub fn noqa_silences(&self, line: usize, code: &str) -> bool {
+        self.noqa.get(&line).is_some_and(|noqa| noqa.silences(code))
+    }
+}
+
+/// Reads and parses `path` as the module `module`.
+pub fn load(
+    path: &Path,
+    display: String,
+    module: &str,
+    is_package: bool,
+    catalog: &Catalog,
+) -> SourceFile {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(error) => return unreadable(path, display, format!("cannot read the file: {error}")),
+    };
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => {
+            let at = error.utf8_error().valid_up_to();
+            return unreadable(
+                path,
+                display,
+                format!("the file is not valid UTF-8 (invalid byte at offset {at})"),
+            );
+        }
+    };
+    parse_text(
+        path.to_path_buf(),
+        display,
+        text,
+        module,
+        is_package,
+        catalog,
+    )
+}
+
+pub fn parse_text(
+    path: PathBuf,
+    display: String,
+    text: String,
+    module: &str,
+    is_package: bool,
+    catalog: &Catalog,
+) -> SourceFile {
+    let line_index = LineIndex::from_source_text(&text);
+    let parsed = parse_unchecked_source(&text, PySourceType::Python);
+    let syntax_errors = parsed
+        .errors()
+        .iter()
+        .map(|error| (error.location, error.error.to_string()))
+        .collect();
+    let mut noqa = HashMap::new();
+    for token in parsed.tokens().iter() {
+        if token.kind() != TokenKind::Comment {
+            continue;
+        }
+        let range = token.range();
+        let Some(comment) = text.get(range.start().to_usize()..range.end().to_usize()) else {
+            continue;
+        };
+        if let Some(directive) = parse_noqa(comment) {
+            let line = line_index.line_index(range.start()).get();
+            noqa.insert(line, directive);
+        }
+    }
+    let facts = extract(parsed.suite(), module, is_package, catalog);
+    SourceFile {
+        path,
+        display,
+        line_index,
+        facts: Some(facts),
+        syntax_errors,
+        unreadable: None,
+        noqa,
+        text,
+    }
+}
+
+fn unreadable(path: &Path, display: String, reason: String) -> SourceFile {
+    SourceFile {
+        path: path.to_path_buf(),
+        display,
+        text: String::new(),
+        line_index: LineIndex::from_source_text(""),
+        facts: None,
+        syntax_errors: Vec::new(),
+        unreadable: Some(reason),
+        noqa: HashMap::new(),
+    }
+}
+
+/// `# noqa`, `# noqa: TW101, TW102` (also after other text in the comment, as ruff accepts).
+pub fn parse_noqa(comment: &str) -> Option<Noqa> {
+    let lower = comment.to_ascii_lowercase();
+    let start = lower.find("noqa")?;
+    // `noqa` must start the comment or follow `#`-separated text: `# type: ignore # noqa`.
+    let before = comment[..start].trim_end();
+    if !before.ends_with('#') {
+        return None;
+    }
+    let rest = &comment[start + 4..];
+    let Some(codes) = rest
+        .strip_prefix(':')
+        .or_else(|| rest.trim_start().strip_prefix(':'))
+    else {
+        return Some(Noqa::All);
+    };
+    let codes: Vec<String> = codes
+        .split([',', ' ', '\t'])
+        .map(str::trim)
+        .take_while(|code| code.is_empty() || code.chars().all(|c| c.is_ascii_alphanumeric()))
+        .filter(|code| !code.is_empty())
+        .map(str::to_ascii_uppercase)
+        .collect();
+    if codes.is_empty() {
+        Some(Noqa::All)
+    } else {
+        Some(Noqa::Codes(codes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn noqa_comments() {
+        assert_eq!(parse_noqa("# noqa"), Some(Noqa::All));
+        assert_eq!(
+            parse_noqa("# noqa: TW101"),
+            Some(Noqa::Codes(vec!["TW101".into()]))
+        );
+        assert_eq!(
+            parse_noqa("# NOQA:TW101, tw102"),
+            Some(Noqa::Codes(vec!["TW101".into(), "TW102".into()]))
+        );
+        assert_eq!(
+            parse_noqa("# type: ignore # noqa: TW2"),
+            Some(Noqa::Codes(vec!["TW2".into()]))
+        );
+        assert_eq!(parse_noqa("# this is not a noqa"), None);
+        assert_eq!(parse_noqa("# expect: TW101"), None);
+    }
+}

@@ -1,0 +1,291 @@
+//! Qualified paths of expressions (`stripe.PaymentIntent.create`, `boto3.client(sqs).send_message`)
+//! and the glob patterns of the catalog that match them.
+
+use std::fmt;
+
+/// One segment of a path: a name, possibly called, with the first argument when it is a
+/// short string literal (`client("sqs")` → `client(sqs)`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Seg {
+    pub name: Box<str>,
+    pub call: Call,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Call {
+    /// An attribute or name, not called.
+    No,
+    /// Called, without a string-literal first argument.
+    Any,
+    /// Called with this string literal as first argument.
+    Str(Box<str>),
+}
+
+impl Seg {
+    pub fn name(name: &str) -> Self {
+        Self {
+            name: name.into(),
+            call: Call::No,
+        }
+    }
+}
+
+/// A resolved path: the imports and local bindings of its head are replaced by what they name.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct QPath(pub Vec<Seg>);
+
+impl QPath {
+    pub fn from_dotted(dotted: &str) -> Self {
+        QPath(
+            dotted
+                .split('.')
+                .filter(|s| !s.is_empty())
+                .map(Seg::name)
+                .collect(),
+        )
+    }
+
+    pub fn segs(&self) -> &[Seg] {
+        &self.0
+    }
+
+    pub fn last_name(&self) -> Option<&str> {
+        self.0.last().map(|seg| &*seg.name)
+    }
+
+    pub fn is_call(&self) -> bool {
+        self.0.last().is_some_and(|seg| seg.call != Call::No)
+    }
+
+    /// The dotted names without calls: `a.b().c` → `a.b.c`.
+    pub fn dotted(&self) -> String {
+        let mut out = String::new();
+        for (i, seg) in self.0.iter().enumerate() {
+            if i > 0 {
+                out.push('.');
+            }
+            out.push_str(&seg.name);
+        }
+        out
+    }
+
+    /// The longest prefix without any call, as a dotted string.
+    pub fn plain_prefix_len(&self) -> usize {
+        self.0
+            .iter()
+            .position(|seg| seg.call != Call::No)
+            .map_or(self.0.len(), |i| i + 1)
+    }
+
+    #[must_use]
+    pub fn join(&self, rest: &[Seg]) -> QPath {
+        let mut segs = self.0.clone();
+        segs.extend_from_slice(rest);
+        QPath(segs)
+    }
+
+    /// Whether any segment (without calls) equals `name`.
+    pub fn contains(&self, name: &str) -> bool {
+        self.0.iter().any(|seg| &*seg.name == name)
+    }
+}
+
+impl fmt::Display for QPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, seg) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(".")?;
+            }
+            f.write_str(&seg.name)?;
+            match &seg.call {
+                Call::No => {}
+                Call::Any => f.write_str("()")?,
+                Call::Str(s) => write!(f, "(\"{s}\")")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A catalog pattern, parsed once.
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    segs: Vec<PatSeg>,
+    source: String,
+}
+
+#[derive(Clone, Debug)]
+enum PatSeg {
+    /// `**`: any number of segments.
+    Any,
+    Name {
+        glob: Box<str>,
+        call: PatCall,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum PatCall {
+    Either,
+    Required,
+    Str(Box<str>),
+}
+
+impl Pattern {
+    pub fn parse(source: &str) -> Pattern {
+        let mut segs = Vec::new();
+        for part in split_segments(source) {
+            if part == "**" {
+                segs.push(PatSeg::Any);
+                continue;
+            }
+            let (name, call) = match part.find('(') {
+                Some(open) => {
+                    let inner = part[open + 1..].trim_end_matches(')').trim_matches('"');
+                    let call = if inner.is_empty() {
+                        PatCall::Required
+                    } else {
+                        PatCall::Str(inner.into())
+                    };
+                    (&part[..open], call)
+                }
+                None => (part, PatCall::Either),
+            };
+            segs.push(PatSeg::Name {
+                glob: name.into(),
+                call,
+            });
+        }
+        Pattern {
+            segs,
+            source: source.to_string(),
+        }
+    }
+
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The literal last name, when there is one: patterns are indexed by it.
+    pub fn last_literal(&self) -> Option<&str> {
+        match self.segs.last()? {
+            PatSeg::Name { glob, .. } if !glob.contains('*') => Some(glob),
+            _ => None,
+        }
+    }
+
+    pub fn matches(&self, path: &QPath) -> bool {
+        matches_from(&self.segs, &path.0)
+    }
+}
+
+/// Splits on dots that are not inside parentheses.
+fn split_segments(source: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, ch) in source.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            '.' if depth == 0 => {
+                parts.push(&source[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&source[start..]);
+    parts.into_iter().filter(|p| !p.is_empty()).collect()
+}
+
+fn matches_from(pat: &[PatSeg], path: &[Seg]) -> bool {
+    match pat.split_first() {
+        None => path.is_empty(),
+        Some((PatSeg::Any, rest)) => (0..=path.len()).any(|skip| matches_from(rest, &path[skip..])),
+        Some((PatSeg::Name { glob, call }, rest)) => {
+            let Some((seg, path_rest)) = path.split_first() else {
+                return false;
+            };
+            let call_ok = match call {
+                PatCall::Either => true,
+                PatCall::Required => seg.call != Call::No,
+                PatCall::Str(s) => matches!(&seg.call, Call::Str(got) if got == s),
+            };
+            call_ok && glob_match(glob, &seg.name) && matches_from(rest, path_rest)
+        }
+    }
+}
+
+/// `*` in a segment matches any run of characters.
+pub fn glob_match(glob: &str, text: &str) -> bool {
+    if !glob.contains('*') {
+        return glob == text;
+    }
+    let parts: Vec<&str> = glob.split('*').collect();
+    let mut rest = text;
+    for (i, part) in parts.iter().enumerate() {
+        if i == 0 {
+            let Some(after) = rest.strip_prefix(part) else {
+                return false;
+            };
+            rest = after;
+        } else if i == parts.len() - 1 {
+            return rest.ends_with(part);
+        } else if let Some(pos) = rest.find(part) {
+            rest = &rest[pos + part.len()..];
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(segs: &[(&str, Call)]) -> QPath {
+        QPath(
+            segs.iter()
+                .map(|(n, c)| Seg {
+                    name: (*n).into(),
+                    call: c.clone(),
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn patterns_match_segments_calls_and_globs() {
+        let p = Pattern::parse("stripe.*.create");
+        assert!(p.matches(&QPath::from_dotted("stripe.PaymentIntent.create")));
+        assert!(!p.matches(&QPath::from_dotted("stripe.PaymentIntent.retrieve")));
+        assert!(!p.matches(&QPath::from_dotted("stripe.create")));
+
+        let sqs = Pattern::parse("boto3.client(sqs).send_message");
+        let good = path(&[
+            ("boto3", Call::No),
+            ("client", Call::Str("sqs".into())),
+            ("send_message", Call::Any),
+        ]);
+        let bad = path(&[
+            ("boto3", Call::No),
+            ("client", Call::Str("ses".into())),
+            ("send_message", Call::Any),
+        ]);
+        assert!(sqs.matches(&good));
+        assert!(!sqs.matches(&bad));
+
+        let deep = Pattern::parse("twilio.rest.Client.**.messages.create");
+        assert!(deep.matches(&QPath::from_dotted(
+            "twilio.rest.Client.api.v2010.messages.create"
+        )));
+        assert!(deep.matches(&QPath::from_dotted("twilio.rest.Client.messages.create")));
+        assert!(
+            Pattern::parse("taskiq*.*.task")
+                .matches(&QPath::from_dotted("taskiq_redis.ListQueueBroker.task"))
+        );
+        assert_eq!(deep.last_literal(), Some("create"));
+    }
+}

@@ -1,0 +1,1194 @@
+//! The whole project: modules by name, canonical names across modules, tasks of every framework,
+//! how each call is classified (effect, project call, enqueue) and, per function, a summary of
+//! what it reaches, computed once over the call graph.
+
+use std::collections::{HashMap, HashSet};
+
+use rayon::prelude::*;
+use ruff_text_size::TextRange;
+
+use crate::catalog::{Catalog, EffectKind, Framework, KeySpec, Sink};
+use crate::facts::{
+    BlockKind, CallSite, Class, EventKind, Function, GuardTest, Lit, ModuleFacts, Taint, Value,
+};
+use crate::parse::SourceFile;
+use crate::path::{Call, QPath, Seg};
+
+/// A function of the project: file index and function index in that file's facts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncId {
+    pub file: u32,
+    pub func: u32,
+}
+
+#[derive(Debug)]
+pub struct Task {
+    pub id: FuncId,
+    pub framework: Framework,
+    pub options: TaskOptions,
+    /// Where the task is declared (decorator or class), for reports about its options.
+    pub declared_at: TextRange,
+}
+
+#[derive(Debug, Default)]
+pub struct TaskOptions {
+    pub bind: bool,
+    pub options: Vec<(String, Value)>,
+}
+
+impl TaskOptions {
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.options
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v)
+    }
+}
+
+/// How the idempotency key of an effect call is passed.
+#[derive(Clone, Debug)]
+pub enum KeyStatus {
+    /// The sink takes no key.
+    Unsupported,
+    /// The sink takes a key and the call passes none (or `None`).
+    Missing,
+    /// The key is passed; the value it was given.
+    Present(Box<Value>),
+    /// The call passes `**kwargs` or a headers value twice cannot see: say nothing.
+    Unknown,
+}
+
+#[derive(Clone, Debug)]
+pub struct Effect {
+    pub kind: EffectKind,
+    /// The SDK or, for heuristics, the call as written.
+    pub sink: String,
+    pub heuristic: bool,
+    pub random_default: bool,
+    pub key: KeyStatus,
+    /// How the key is passed, for messages.
+    pub key_hint: Option<String>,
+}
+
+/// A hop on the way from a task's call to an effect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hop {
+    pub label: String,
+    pub file: u32,
+    pub range: TextRange,
+}
+
+#[derive(Clone, Debug)]
+pub enum CallClass {
+    Effect(Effect),
+    /// A call of a project function.
+    Project(FuncId),
+    /// Enqueues a task (`.delay`, `.apply_async`, `.send`, `enqueue`...).
+    Enqueue {
+        deferred_to_commit: bool,
+    },
+    Other,
+}
+
+/// An effect a function reaches, directly or through project calls.
+#[derive(Clone, Debug)]
+pub struct Reached {
+    pub effect: Effect,
+    /// The calls from the function to the effect, the effect last.
+    pub trace: Vec<Hop>,
+    /// Whether a done-guard in a helper on the way precedes it.
+    pub guarded: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub effects: Vec<Reached>,
+    /// Nondeterministic sources that flow into the return value: (file, range, call).
+    pub returns_nondet: Vec<(u32, TextRange, String)>,
+    /// Whether the function returns the result of a done-check (usable as a guard).
+    pub returns_done_check: bool,
+    /// Whether it writes state (ORM writes).
+    pub writes_state: bool,
+    /// Whether everything it calls could be followed.
+    pub complete: bool,
+}
+
+pub struct Project<'a> {
+    pub files: &'a [SourceFile],
+    pub catalog: &'a Catalog,
+    pub heuristics: bool,
+    modules: HashMap<&'a str, u32>,
+    functions: HashMap<String, FuncId>,
+    classes: HashMap<String, (u32, usize)>,
+    pub tasks: Vec<Task>,
+    task_index: HashMap<FuncId, usize>,
+    /// Per file, per function, per event: how each call is classified.
+    classes_of_calls: Vec<Vec<Vec<Option<CallClass>>>>,
+    summaries: HashMap<FuncId, Summary>,
+}
+
+impl<'a> Project<'a> {
+    pub fn new(
+        files: &'a [SourceFile],
+        catalog: &'a Catalog,
+        heuristics: bool,
+        path_names: &'a [Option<String>],
+    ) -> Project<'a> {
+        let mut modules = HashMap::new();
+        // Path-derived names first, so that package-derived names win on conflicts.
+        for (i, name) in path_names.iter().enumerate() {
+            if let Some(name) = name
+                && files[i].facts.is_some()
+            {
+                modules
+                    .entry(name.as_str())
+                    .or_insert(u32::try_from(i).unwrap_or(u32::MAX));
+            }
+        }
+        for (i, file) in files.iter().enumerate() {
+            if let Some(facts) = &file.facts {
+                modules.insert(facts.module.as_str(), u32::try_from(i).unwrap_or(u32::MAX));
+            }
+        }
+        let mut functions = HashMap::new();
+        let mut classes = HashMap::new();
+        for (fi, file) in files.iter().enumerate() {
+            let Some(facts) = &file.facts else { continue };
+            let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
+            for (i, function) in facts.functions.iter().enumerate().skip(1) {
+                if function.parent.is_none() {
+                    functions.insert(
+                        function.qualname.clone(),
+                        FuncId {
+                            file: file_id,
+                            func: u32::try_from(i).unwrap_or(u32::MAX),
+                        },
+                    );
+                }
+            }
+            for (i, class) in facts.classes.iter().enumerate() {
+                classes.insert(class.qualname.clone(), (file_id, i));
+            }
+        }
+        let mut project = Project {
+            files,
+            catalog,
+            heuristics,
+            modules,
+            functions,
+            classes,
+            tasks: Vec::new(),
+            task_index: HashMap::new(),
+            classes_of_calls: Vec::new(),
+            summaries: HashMap::new(),
+        };
+        project.find_tasks();
+        project.classify_calls();
+        project.summarize();
+        project
+    }
+
+    pub fn facts(&self, file: u32) -> Option<&'a ModuleFacts> {
+        self.files.get(file as usize)?.facts.as_ref()
+    }
+
+    pub fn function(&self, id: FuncId) -> Option<&'a Function> {
+        self.facts(id.file)?.functions.get(id.func as usize)
+    }
+
+    pub fn task(&self, id: FuncId) -> Option<&Task> {
+        self.task_index.get(&id).map(|&i| &self.tasks[i])
+    }
+
+    pub fn summary(&self, id: FuncId) -> Option<&Summary> {
+        self.summaries.get(&id)
+    }
+
+    pub fn call_class(&self, id: FuncId, event: usize) -> Option<&CallClass> {
+        self.classes_of_calls
+            .get(id.file as usize)?
+            .get(id.func as usize)?
+            .get(event)?
+            .as_ref()
+    }
+
+    /// The class a function is a method of.
+    pub fn class_of(&self, id: FuncId) -> Option<&'a Class> {
+        let function = self.function(id)?;
+        self.facts(id.file)?.classes.get(function.class?)
+    }
+
+    pub fn module_of(&self, name: &str) -> Option<u32> {
+        self.modules.get(name).copied()
+    }
+
+    pub fn class(&self, qualname: &str) -> Option<(u32, &'a Class)> {
+        let &(file, index) = self.classes.get(qualname)?;
+        Some((file, self.facts(file)?.classes.get(index)?))
+    }
+
+    // ------------------------------------------------------------------ names
+
+    /// Expands module-level bindings of project modules: `shop.celery.app.task` becomes
+    /// `celery.Celery().task` when `shop/celery.py` says `app = Celery(...)`, and re-exports
+    /// are followed to where the name is defined.
+    pub fn canonical(&self, path: &QPath) -> QPath {
+        let mut path = path.clone();
+        for _ in 0..8 {
+            let Some((file, at)) = self.split_module(&path) else {
+                break;
+            };
+            let Some(facts) = self.facts(file) else { break };
+            let name = &*path.0[at].name;
+            let rest = &path.0[at + 1..];
+            let called = path.0[at].call.clone();
+            let replacement = if let Some(target) = facts.imports.get(name) {
+                let mut target = QPath::from_dotted(target);
+                if let Some(last) = target.0.last_mut() {
+                    last.call = called;
+                }
+                Some(target)
+            } else if let Some(var) = facts.vars.get(name)
+                && let Some(var_path) = &var.path
+                && var_path.0.first().is_some_and(|s| *s.name != *facts.module)
+            {
+                let mut target = var_path.clone();
+                if called != Call::No {
+                    target.0.push(Seg {
+                        name: "__call__".into(),
+                        call: called,
+                    });
+                }
+                Some(target)
+            } else if !facts.vars.contains_key(name)
+                && !self.defines(facts, name)
+                && let Some(star) = facts.star_imports.iter().find(|m| {
+                    self.module_of(m)
+                        .and_then(|f| self.facts(f))
+                        .is_some_and(|f| self.binds(f, name))
+                })
+            {
+                let mut target = QPath::from_dotted(star);
+                target.0.push(path.0[at].clone());
+                Some(target)
+            } else {
+                None
+            };
+            let Some(replacement) = replacement else {
+                break;
+            };
+            let next = replacement.join(rest);
+            if next == path {
+                break;
+            }
+            path = next;
+        }
+        path
+    }
+
+    fn defines(&self, facts: &ModuleFacts, name: &str) -> bool {
+        let qualname = format!("{}.{name}", facts.module);
+        self.functions.contains_key(&qualname) || self.classes.contains_key(&qualname)
+    }
+
+    fn binds(&self, facts: &ModuleFacts, name: &str) -> bool {
+        facts.imports.contains_key(name)
+            || facts.vars.contains_key(name)
+            || self.defines(facts, name)
+    }
+
+    /// The longest plain prefix of `path` that is a project module, and the index of the name
+    /// after it.
+    fn split_module(&self, path: &QPath) -> Option<(u32, usize)> {
+        let plain = path.plain_prefix_len();
+        let mut name = String::new();
+        let mut best = None;
+        for (i, seg) in path
+            .0
+            .iter()
+            .enumerate()
+            .take(plain.saturating_sub(1).max(1))
+        {
+            if seg.call != Call::No {
+                break;
+            }
+            if i > 0 {
+                name.push('.');
+            }
+            name.push_str(&seg.name);
+            if i + 1 < path.0.len()
+                && let Some(&file) = self.modules.get(name.as_str())
+            {
+                best = Some((file, i + 1));
+            }
+        }
+        best
+    }
+
+    /// The project function a canonical path names: `mod.func`, `mod.Class.method` (also on an
+    /// instance), or a method of the calling function's class through `self`.
+    pub fn resolve_function(&self, path: &QPath, caller: Option<FuncId>) -> Option<FuncId> {
+        let segs = path.segs();
+        if segs.first().is_some_and(|s| &*s.name == "self") && segs.len() == 2 {
+            let class = self.class_of(caller?)?;
+            return self.find_method(&class.qualname, &segs[1].name, 0);
+        }
+        if segs
+            .iter()
+            .take(segs.len().saturating_sub(1))
+            .any(|s| s.call != Call::No)
+        {
+            // `mod.Class().method`: only a call on the class itself.
+            let (last, init) = segs.split_last()?;
+            let (class_seg, module) = init.split_last()?;
+            if class_seg.call == Call::No || module.iter().any(|s| s.call != Call::No) {
+                return None;
+            }
+            let class_name = QPath(init.to_vec()).dotted();
+            return self.find_method(&class_name, &last.name, 0);
+        }
+        let dotted = path.dotted();
+        if let Some(&id) = self.functions.get(&dotted) {
+            // A class's method through the class needs the class to be known: `functions` has it.
+            return Some(id);
+        }
+        let (last, init) = segs.split_last()?;
+        let class_name = QPath(init.to_vec()).dotted();
+        self.find_method(&class_name, &last.name, 0)
+    }
+
+    fn find_method(&self, class: &str, name: &str, depth: u32) -> Option<FuncId> {
+        if depth > 8 {
+            return None;
+        }
+        let (file, facts_class) = self.class(class)?;
+        if let Some(&index) = facts_class.methods.get(name) {
+            return Some(FuncId {
+                file,
+                func: u32::try_from(index).ok()?,
+            });
+        }
+        facts_class
+            .bases
+            .iter()
+            .find_map(|base| self.find_method(&self.canonical(base).dotted(), name, depth + 1))
+    }
+
+    // ------------------------------------------------------------------ tasks
+
+    fn find_tasks(&mut self) {
+        let catalog = self.catalog;
+        // Project functions that apply a task decorator themselves are task decorators too.
+        let mut wrappers: HashMap<String, Framework> = HashMap::new();
+        for file in self.files {
+            let Some(facts) = &file.facts else { continue };
+            for function in facts.functions.iter().skip(1) {
+                for event in &function.events {
+                    let EventKind::Call(call) = &event.kind else {
+                        continue;
+                    };
+                    let Some(path) = &call.path else { continue };
+                    if let Some(framework) = catalog.task_decorator(&self.canonical(path)) {
+                        let outer = outermost(facts, function);
+                        wrappers.insert(outer.qualname.clone(), framework);
+                    }
+                }
+            }
+        }
+        let mut tasks = Vec::new();
+        for (fi, file) in self.files.iter().enumerate() {
+            let Some(facts) = &file.facts else { continue };
+            let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
+            for (i, function) in facts.functions.iter().enumerate().skip(1) {
+                let id = FuncId {
+                    file: file_id,
+                    func: u32::try_from(i).unwrap_or(u32::MAX),
+                };
+                for decorator in &function.decorators {
+                    let Some(path) = &decorator.path else {
+                        continue;
+                    };
+                    let canonical = self.canonical(path);
+                    let framework = catalog
+                        .task_decorator(&canonical)
+                        .or_else(|| wrappers.get(&canonical.dotted()).copied());
+                    if let Some(framework) = framework {
+                        let mut options = TaskOptions::default();
+                        for (k, v) in &decorator.keywords {
+                            options.options.push((k.clone(), v.clone()));
+                        }
+                        options.bind = options
+                            .get("bind")
+                            .and_then(Value::as_bool)
+                            .unwrap_or(false);
+                        tasks.push(Task {
+                            id,
+                            framework,
+                            options,
+                            declared_at: decorator.range,
+                        });
+                        break;
+                    }
+                }
+            }
+            // Class-based Celery tasks: `run` of a class deriving from `Task`.
+            for class in &facts.classes {
+                let Some(framework) = self.task_class_framework(class, 0) else {
+                    continue;
+                };
+                let Some(&run) = class.methods.get("run") else {
+                    continue;
+                };
+                let mut options = TaskOptions {
+                    bind: true,
+                    options: Vec::new(),
+                };
+                for (k, v) in &class.attrs {
+                    options.options.push((k.clone(), v.clone()));
+                }
+                let id = FuncId {
+                    file: file_id,
+                    func: u32::try_from(run).unwrap_or(u32::MAX),
+                };
+                tasks.push(Task {
+                    id,
+                    framework,
+                    options,
+                    declared_at: class.name_range,
+                });
+            }
+            // Registries: arq's `WorkerSettings.functions = [func(f, ...), g]`.
+            if facts.imports.values().any(|target| {
+                target.split('.').next() == Some(catalog.registry.requires_import.as_str())
+            }) {
+                for class in &facts.classes {
+                    for attr in &catalog.registry.class_attributes {
+                        let Some(Value {
+                            lit: Lit::Seq(items),
+                            ..
+                        }) = class.attrs.get(attr)
+                        else {
+                            continue;
+                        };
+                        for item in items {
+                            let target = match &item.path {
+                                Some(path)
+                                    if path.is_call()
+                                        && catalog.registry.wrappers.find(path).is_some() =>
+                                {
+                                    item.first_arg.as_ref().and_then(|a| a.path.clone())
+                                }
+                                Some(path) if !path.is_call() => Some(path.clone()),
+                                _ => None,
+                            };
+                            let Some(target) = target else { continue };
+                            if let Some(id) = self.resolve_function(&self.canonical(&target), None)
+                            {
+                                tasks.push(Task {
+                                    id,
+                                    framework: Framework::Arq,
+                                    options: TaskOptions::default(),
+                                    declared_at: class.name_range,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Functions handed to RQ's `enqueue` (and django-q's `async_task` by dotted name).
+        for file in self.files {
+            let Some(facts) = &file.facts else { continue };
+            for function in &facts.functions {
+                for event in &function.events {
+                    let EventKind::Call(call) = &event.kind else {
+                        continue;
+                    };
+                    let rq = catalog.rq_methods.iter().any(|m| **m == *call.method);
+                    let django_q = call
+                        .path
+                        .as_ref()
+                        .is_some_and(|p| catalog.is_enqueue_function(&self.canonical(p)));
+                    if !(rq || django_q) {
+                        continue;
+                    }
+                    let Some(first) = call.args.first() else {
+                        continue;
+                    };
+                    let target = match (&first.path, first.as_str()) {
+                        (Some(path), _) if !path.is_call() => self.canonical(path),
+                        (_, Some(dotted)) => QPath::from_dotted(dotted),
+                        _ => continue,
+                    };
+                    if let Some(id) = self.resolve_function(&target, None) {
+                        let framework = if rq {
+                            Framework::Rq
+                        } else {
+                            Framework::DjangoQ
+                        };
+                        tasks.push(Task {
+                            id,
+                            framework,
+                            options: TaskOptions::default(),
+                            declared_at: self
+                                .function(id)
+                                .map(|f| f.name_range)
+                                .unwrap_or_default(),
+                        });
+                    }
+                }
+            }
+        }
+        for task in tasks {
+            if self.task_index.contains_key(&task.id) {
+                continue;
+            }
+            self.task_index.insert(task.id, self.tasks.len());
+            self.tasks.push(task);
+        }
+    }
+
+    fn task_class_framework(&self, class: &Class, depth: u32) -> Option<Framework> {
+        if depth > 8 {
+            return None;
+        }
+        class.bases.iter().find_map(|base| {
+            let canonical = self.canonical(base);
+            self.catalog.task_class(&canonical).or_else(|| {
+                let (_, parent) = self.class(&canonical.dotted())?;
+                self.task_class_framework(parent, depth + 1)
+            })
+        })
+    }
+
+    /// Whether a canonical path names a task of the project (for enqueue detection).
+    fn is_task_path(&self, path: &QPath, caller: FuncId) -> bool {
+        self.resolve_function(path, Some(caller))
+            .is_some_and(|id| self.task_index.contains_key(&id))
+    }
+
+    // ------------------------------------------------------------------ calls
+
+    fn classify_calls(&mut self) {
+        let result: Vec<Vec<Vec<Option<CallClass>>>> = (0..self.files.len())
+            .into_par_iter()
+            .map(|fi| {
+                let Some(facts) = &self.files[fi].facts else {
+                    return Vec::new();
+                };
+                let file = u32::try_from(fi).unwrap_or(u32::MAX);
+                facts
+                    .functions
+                    .iter()
+                    .enumerate()
+                    .map(|(i, function)| {
+                        let id = FuncId {
+                            file,
+                            func: u32::try_from(i).unwrap_or(u32::MAX),
+                        };
+                        function
+                            .events
+                            .iter()
+                            .map(|event| match &event.kind {
+                                EventKind::Call(call) => Some(self.classify(call, id)),
+                                _ => None,
+                            })
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        self.classes_of_calls = result;
+    }
+
+    fn classify(&self, call: &CallSite, caller: FuncId) -> CallClass {
+        let Some(path) = &call.path else {
+            return CallClass::Other;
+        };
+        let canonical = self.canonical(path);
+        if let Some(enqueue) = self.enqueue(call, &canonical, caller) {
+            return enqueue;
+        }
+        if let Some((_, sink)) = self.catalog.sink(&canonical) {
+            return match self.sink_effect(sink, call) {
+                Some(effect) => CallClass::Effect(effect),
+                None => CallClass::Other,
+            };
+        }
+        if let Some(id) = self.resolve_function(&canonical, Some(caller)) {
+            return CallClass::Project(id);
+        }
+        if self.heuristics
+            && let Some(effect) = self.heuristic_effect(call, &canonical)
+        {
+            return CallClass::Effect(effect);
+        }
+        CallClass::Other
+    }
+
+    fn enqueue(&self, call: &CallSite, canonical: &QPath, caller: FuncId) -> Option<CallClass> {
+        let method = &*call.method;
+        if matches!(method, "delay_on_commit" | "apply_async_on_commit") {
+            return Some(CallClass::Enqueue {
+                deferred_to_commit: true,
+            });
+        }
+        if self.catalog.is_enqueue_function(canonical)
+            || self.catalog.rq_methods.iter().any(|m| m == method) && !call.args.is_empty()
+        {
+            return Some(CallClass::Enqueue {
+                deferred_to_commit: false,
+            });
+        }
+        let (receiver, _) = canonical.0.split_last()?;
+        let receiver_path = QPath(canonical.0[..canonical.0.len() - 1].to_vec());
+        let _ = receiver;
+        // `task.delay(...)`, `actor.send(...)`: a method of a task object.
+        if let Some(id) = self.resolve_function(&receiver_path, Some(caller))
+            && let Some(task) = self.task(id)
+            && self
+                .catalog
+                .framework(task.framework)
+                .is_some_and(|spec| spec.enqueue_methods.iter().any(|m| m == method))
+        {
+            return Some(CallClass::Enqueue {
+                deferred_to_commit: false,
+            });
+        }
+        // Calling a Huey task enqueues it.
+        if let Some(id) = self.resolve_function(canonical, Some(caller))
+            && let Some(task) = self.task(id)
+            && self
+                .catalog
+                .framework(task.framework)
+                .is_some_and(|spec| spec.call_enqueues)
+        {
+            return Some(CallClass::Enqueue {
+                deferred_to_commit: false,
+            });
+        }
+        // Celery's enqueue methods on a task the project does not define still enqueue.
+        if matches!(method, "delay" | "apply_async") && !self.is_task_path(canonical, caller) {
+            return Some(CallClass::Enqueue {
+                deferred_to_commit: false,
+            });
+        }
+        None
+    }
+
+    fn sink_effect(&self, sink: &Sink, call: &CallSite) -> Option<Effect> {
+        if let Some(method) = &sink.method {
+            let value = match (&method.keyword, method.position) {
+                (Some(k), Some(p)) => call.arg(p, k),
+                (Some(k), None) => call.keyword(k),
+                (None, Some(p)) => call.args.get(p),
+                (None, None) => None,
+            };
+            let verb = value.and_then(Value::as_str)?;
+            if !method.writes.iter().any(|w| w.eq_ignore_ascii_case(verb)) {
+                return None;
+            }
+        }
+        let key = match &sink.key {
+            None => KeyStatus::Unsupported,
+            Some(spec) => key_status(spec, call),
+        };
+        Some(Effect {
+            kind: sink.kind,
+            sink: sink.sdk.clone(),
+            heuristic: false,
+            random_default: sink.random_default,
+            key,
+            key_hint: sink.key.as_ref().map(KeySpec::describe),
+        })
+    }
+
+    fn heuristic_effect(&self, call: &CallSite, canonical: &QPath) -> Option<Effect> {
+        let receiver = call.receiver.as_deref()?;
+        let method = &*call.method;
+        let h = &self.catalog.heuristics;
+        // ORM calls are local writes, never effects, whatever the model's name.
+        if canonical.contains("objects")
+            || canonical.contains("_default_manager")
+            || receiver == "self" && self.is_project_path(canonical)
+        {
+            return None;
+        }
+        // Calls on the project's own classes are followed, not guessed.
+        if self.is_project_path(canonical)
+            && self
+                .class(&QPath(canonical.0[..canonical.0.len() - 1].to_vec()).dotted())
+                .is_some()
+        {
+            return None;
+        }
+        let strong = h.strong_verbs.iter().any(|v| v == method);
+        let receiver_lower = receiver.to_ascii_lowercase();
+        let weak = h.weak_verbs.iter().any(|v| v == method)
+            && h.domain_words
+                .iter()
+                .any(|w| receiver_lower.contains(w.as_str()));
+        if !(strong || weak) {
+            return None;
+        }
+        let key = call
+            .keywords
+            .iter()
+            .find(|(k, _)| h.is_key_keyword(k))
+            .map_or(
+                if call.star_kwargs {
+                    KeyStatus::Unknown
+                } else {
+                    KeyStatus::Missing
+                },
+                |(_, v)| {
+                    if v.is_none() {
+                        KeyStatus::Missing
+                    } else {
+                        KeyStatus::Present(Box::new(v.clone()))
+                    }
+                },
+            );
+        Some(Effect {
+            kind: heuristic_kind(&receiver_lower, method),
+            sink: format!("{receiver}.{method}"),
+            heuristic: true,
+            random_default: false,
+            key,
+            key_hint: Some("`idempotency_key=`".to_string()),
+        })
+    }
+
+    fn is_project_path(&self, path: &QPath) -> bool {
+        path.0.first().is_some_and(|s| &*s.name == "self") || self.split_module(path).is_some()
+    }
+
+    // ------------------------------------------------------------------ summaries
+
+    fn summarize(&mut self) {
+        let mut ids: Vec<FuncId> = Vec::new();
+        for (fi, file) in self.files.iter().enumerate() {
+            if let Some(facts) = &file.facts {
+                for i in 0..facts.functions.len() {
+                    ids.push(FuncId {
+                        file: u32::try_from(fi).unwrap_or(u32::MAX),
+                        func: u32::try_from(i).unwrap_or(u32::MAX),
+                    });
+                }
+            }
+        }
+        let mut done: HashMap<FuncId, Summary> = HashMap::with_capacity(ids.len());
+        let mut visiting = HashSet::new();
+        for id in ids {
+            self.summary_of(id, &mut done, &mut visiting);
+        }
+        self.summaries = done;
+    }
+
+    fn summary_of(
+        &self,
+        id: FuncId,
+        done: &mut HashMap<FuncId, Summary>,
+        visiting: &mut HashSet<FuncId>,
+    ) -> Summary {
+        if let Some(summary) = done.get(&id) {
+            return summary.clone();
+        }
+        // A cycle: what is being computed further up the stack counts as nothing here.
+        if !visiting.insert(id) {
+            return Summary {
+                complete: true,
+                ..Summary::default()
+            };
+        }
+        let summary = self.compute_summary(id, done, visiting);
+        visiting.remove(&id);
+        done.insert(id, summary.clone());
+        summary
+    }
+
+    fn compute_summary(
+        &self,
+        id: FuncId,
+        done: &mut HashMap<FuncId, Summary>,
+        visiting: &mut HashSet<FuncId>,
+    ) -> Summary {
+        let Some(function) = self.function(id) else {
+            return Summary::default();
+        };
+        let mut summary = Summary {
+            complete: true,
+            ..Summary::default()
+        };
+        if id.func == 0 {
+            return summary;
+        }
+        for (i, event) in function.events.iter().enumerate() {
+            let EventKind::Call(call) = &event.kind else {
+                continue;
+            };
+            if function.is_deferred(event.block) {
+                continue;
+            }
+            if is_state_write(call) {
+                summary.writes_state = true;
+            }
+            match self.call_class(id, i) {
+                Some(CallClass::Effect(effect)) => summary.effects.push(Reached {
+                    effect: effect.clone(),
+                    trace: vec![Hop {
+                        label: call_label(call),
+                        file: id.file,
+                        range: call.range,
+                    }],
+                    guarded: guarded_at(function, i),
+                }),
+                Some(CallClass::Project(callee)) => {
+                    let callee_summary = self.summary_of(*callee, done, visiting);
+                    summary.writes_state |= callee_summary.writes_state;
+                    summary.complete &= callee_summary.complete;
+                    let guarded_here = guarded_at(function, i);
+                    for reached in callee_summary.effects {
+                        if summary.effects.len() >= 16 {
+                            break;
+                        }
+                        let mut trace = vec![Hop {
+                            label: call_label(call),
+                            file: id.file,
+                            range: call.range,
+                        }];
+                        trace.extend(reached.trace);
+                        summary.effects.push(Reached {
+                            effect: reached.effect,
+                            trace,
+                            guarded: reached.guarded || guarded_here,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        for value in &function.returns {
+            for taint in &value.taint {
+                match taint {
+                    Taint::Nondet { range, call } => {
+                        summary
+                            .returns_nondet
+                            .push((id.file, *range, call.to_string()))
+                    }
+                    Taint::Call { path, .. } => {
+                        if let Some(callee) = self.resolve_function(&self.canonical(path), Some(id))
+                            && callee != id
+                        {
+                            let callee_summary = self.summary_of(callee, done, visiting);
+                            summary.returns_nondet.extend(callee_summary.returns_nondet);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if value
+                .path
+                .as_ref()
+                .and_then(QPath::last_name)
+                .is_some_and(|m| matches!(m, "exists" | "aexists"))
+            {
+                summary.returns_done_check = true;
+            }
+        }
+        summary.returns_nondet.truncate(4);
+        summary
+    }
+
+    /// Whether the event at `index` of `id` is preceded by a done-guard on every path,
+    /// including guards that call a project helper returning a done-check.
+    pub fn is_guarded(&self, id: FuncId, index: usize) -> bool {
+        let Some(function) = self.function(id) else {
+            return false;
+        };
+        dominating_guards(function, index).any(|guard| match guard {
+            GuardTest::Helper { path } => self
+                .resolve_function(&self.canonical(path), Some(id))
+                .and_then(|callee| self.summary(callee))
+                .is_some_and(|s| s.returns_done_check),
+            _ => true,
+        })
+    }
+
+    /// The effects an event reaches: one for a direct effect, those of the summary for a
+    /// project call.
+    pub fn effects_at(&self, id: FuncId, index: usize) -> Vec<Reached> {
+        let Some(function) = self.function(id) else {
+            return Vec::new();
+        };
+        let Some(event) = function.events.get(index) else {
+            return Vec::new();
+        };
+        let EventKind::Call(call) = &event.kind else {
+            return Vec::new();
+        };
+        match self.call_class(id, index) {
+            Some(CallClass::Effect(effect)) => vec![Reached {
+                effect: effect.clone(),
+                trace: vec![Hop {
+                    label: call_label(call),
+                    file: id.file,
+                    range: call.range,
+                }],
+                guarded: false,
+            }],
+            Some(CallClass::Project(callee)) => {
+                let Some(summary) = self.summary(*callee) else {
+                    return Vec::new();
+                };
+                summary
+                    .effects
+                    .iter()
+                    .map(|reached| {
+                        let mut trace = vec![Hop {
+                            label: call_label(call),
+                            file: id.file,
+                            range: call.range,
+                        }];
+                        trace.extend(reached.trace.iter().cloned());
+                        Reached {
+                            effect: reached.effect.clone(),
+                            trace,
+                            guarded: reached.guarded,
+                        }
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether a call writes state: ORM writes directly or through a project helper.
+    pub fn writes_state(&self, id: FuncId, index: usize) -> bool {
+        let Some(function) = self.function(id) else {
+            return false;
+        };
+        let Some(EventKind::Call(call)) = function.events.get(index).map(|e| &e.kind) else {
+            return false;
+        };
+        if is_state_write(call) {
+            return true;
+        }
+        match self.call_class(id, index) {
+            Some(CallClass::Project(callee)) => {
+                self.summary(*callee).is_some_and(|s| s.writes_state)
+            }
+            _ => false,
+        }
+    }
+}
+
+fn outermost<'f>(facts: &'f ModuleFacts, mut function: &'f Function) -> &'f Function {
+    while let Some(parent) = function.parent.and_then(|p| facts.functions.get(p)) {
+        function = parent;
+    }
+    function
+}
+
+/// The guards that dominate the event at `index`: earlier, in a block that contains it.
+pub fn dominating_guards(
+    function: &Function,
+    index: usize,
+) -> impl Iterator<Item = &GuardTest> + '_ {
+    let target = function.events.get(index);
+    function.events[..index.min(function.events.len())]
+        .iter()
+        .filter_map(move |event| {
+            let target = target?;
+            let EventKind::Guard(guard) = &event.kind else {
+                return None;
+            };
+            guard_covers(function, event.block, target.block).then_some(&guard.test)
+        })
+}
+
+/// Whether leaving from `guard_block` (by `return`, `raise` or `continue`) prevents reaching
+/// `target`: the guard's block, or a block it always runs through (`with`, `try`), contains the
+/// target. A conditional block (a branch, a loop body, a handler) ends the walk: past it, some
+/// path skips the guard. A `continue` guard stops at its loop, so it covers that body only.
+fn guard_covers(function: &Function, guard_block: u32, target: u32) -> bool {
+    let mut block = guard_block;
+    loop {
+        if function.block_within(target, block) {
+            return true;
+        }
+        let Some(info) = function.blocks.get(block as usize) else {
+            return false;
+        };
+        match (&info.kind, info.parent) {
+            (BlockKind::With { .. } | BlockKind::Try | BlockKind::Finally, Some(parent)) => {
+                block = parent
+            }
+            _ => return false,
+        }
+    }
+}
+
+fn guarded_at(function: &Function, index: usize) -> bool {
+    dominating_guards(function, index).any(|g| !matches!(g, GuardTest::Helper { .. }))
+}
+
+/// A short label for a call in traces: `send_receipt`, `stripe.PaymentIntent.create`.
+pub fn call_label(call: &CallSite) -> String {
+    match (&call.receiver, &call.path) {
+        (_, Some(path))
+            if path.0.len() <= 4
+                && !path
+                    .0
+                    .iter()
+                    .take(path.0.len() - 1)
+                    .any(|s| s.call != Call::No) =>
+        {
+            let dotted = path.dotted();
+            if dotted.starts_with("self.") {
+                call.method.to_string()
+            } else {
+                short_label(&dotted)
+            }
+        }
+        (Some(receiver), _) => format!("{receiver}.{}", call.method),
+        _ => call.method.to_string(),
+    }
+}
+
+fn short_label(dotted: &str) -> String {
+    dotted.to_string()
+}
+
+/// ORM and cache writes that record state: `.save()`, queryset `.update()`, `create`...
+pub fn is_state_write(call: &CallSite) -> bool {
+    let method = &*call.method;
+    let Some(path) = &call.path else { return false };
+    let orm_chain = path.contains("objects")
+        || path.contains("_default_manager")
+        || path.0.iter().any(|s| {
+            s.call != Call::No
+                && matches!(&*s.name, "filter" | "exclude" | "all" | "select_for_update")
+        });
+    match method {
+        "save" | "asave" => true,
+        "update" | "aupdate" | "delete" | "adelete" | "bulk_update" => orm_chain,
+        "create" | "acreate" | "get_or_create" | "update_or_create" | "bulk_create"
+        | "aget_or_create" | "aupdate_or_create" | "abulk_create" => orm_chain,
+        _ => false,
+    }
+}
+
+/// How the key of a catalog sink is passed in a call.
+fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
+    let present = |value: &Value| {
+        if value.is_none() {
+            KeyStatus::Missing
+        } else {
+            KeyStatus::Present(Box::new(value.clone()))
+        }
+    };
+    if let Some(keyword) = &spec.keyword
+        && let Some(value) = call.keyword(keyword)
+    {
+        return present(value);
+    }
+    if let Some(position) = spec.position
+        && let Some(value) = call.args.get(position)
+    {
+        return present(value);
+    }
+    if let Some(option) = &spec.options
+        && let Some(options) = call.keyword("options")
+    {
+        match options.dict() {
+            Some(_) => {
+                if let Some(value) = options.dict_get(option) {
+                    return present(value);
+                }
+            }
+            None => return KeyStatus::Unknown,
+        }
+    }
+    if !spec.header.is_empty()
+        && let Some(headers) = call.keyword("headers")
+    {
+        let Some(items) = headers.dict() else {
+            return KeyStatus::Unknown;
+        };
+        for (name, value) in items {
+            let Some(name) = name else {
+                return KeyStatus::Unknown;
+            };
+            let lower = name.to_ascii_lowercase();
+            if spec.header.iter().any(|h| h.eq_ignore_ascii_case(name))
+                || lower.contains("idempoten")
+            {
+                return present(value);
+            }
+        }
+    }
+    if let Some(field) = &spec.field {
+        for value in call.args.iter().chain(call.keywords.iter().map(|(_, v)| v)) {
+            if let Some(found) = find_field(value, field, 0) {
+                return present(found);
+            }
+        }
+        if call.keyword(field).is_some() {
+            return KeyStatus::Present(Box::default());
+        }
+        // A request body built elsewhere may carry the field: say nothing.
+        if call.args.iter().any(|a| a.dict().is_none()) {
+            return KeyStatus::Unknown;
+        }
+    }
+    if call.star_kwargs || call.star_args {
+        return KeyStatus::Unknown;
+    }
+    // Positional keys: a call with fewer arguments simply lacks it.
+    KeyStatus::Missing
+}
+
+fn find_field<'v>(value: &'v Value, field: &str, depth: u32) -> Option<&'v Value> {
+    if depth > 4 {
+        return None;
+    }
+    let items = value.dict()?;
+    items.iter().find_map(|(k, v)| {
+        if k.as_deref() == Some(field) {
+            Some(v)
+        } else {
+            find_field(v, field, depth + 1)
+        }
+    })
+}
+
+fn heuristic_kind(receiver: &str, method: &str) -> EffectKind {
+    let text = format!("{receiver}.{method}");
+    if ["mail", "smtp"].iter().any(|w| text.contains(w)) {
+        EffectKind::Email
+    } else if ["sms", "push", "notif", "slack", "telegram", "twilio"]
+        .iter()
+        .any(|w| text.contains(w))
+    {
+        EffectKind::Message
+    } else if text.contains("webhook") {
+        EffectKind::Http
+    } else if ["publish"].iter().any(|w| text.contains(w)) {
+        EffectKind::Publish
+    } else {
+        EffectKind::Payment
+    }
+}
+
+/// Whether a block or one of its ancestors is a `with` whose context manager satisfies `pred`.
+pub fn enclosing_with<'f>(
+    function: &'f Function,
+    block: u32,
+) -> impl Iterator<Item = &'f [Value]> + 'f {
+    function.block_kinds(block).filter_map(|k| match k {
+        BlockKind::With { items } => Some(items.as_slice()),
+        _ => None,
+    })
+}

@@ -1,0 +1,111 @@
+use crate::catalog::EffectKind;
+use crate::diagnostic::Severity;
+use crate::project::KeyStatus;
+use crate::rules::{Checker, TaskView, declare_rule, effect_subject};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a task that reaches an effect whose provider accepts an idempotency key — a
+    /// payment, a keyed e-mail or HTTP API — and passes none (or passes `None`).
+    ///
+    /// ## Why it matters on a second run
+    /// The broker delivers at least once: a worker killed before the ack, a visibility timeout,
+    /// a retry. The second run calls the provider again and the provider, without a key, cannot
+    /// tell it from a new request: the card is charged twice. A done-guard does not help, since
+    /// the window between the call and the write of the done state remains. SDKs that make up a
+    /// random key when none is passed (Stripe, YooKassa) only protect their own HTTP retries,
+    /// not a second run of the task.
+    ///
+    /// ## Example
+    /// ```python
+    /// @shared_task
+    /// def charge(order_id):
+    ///     order = Order.objects.get(pk=order_id)
+    ///     stripe.PaymentIntent.create(amount=order.total_cents, currency="eur")
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```python
+    /// @shared_task
+    /// def charge(order_id):
+    ///     order = Order.objects.get(pk=order_id)
+    ///     stripe.PaymentIntent.create(
+    ///         amount=order.total_cents,
+    ///         currency="eur",
+    ///         idempotency_key=f"charge-order-{order_id}",
+    ///     )
+    /// ```
+    pub const RULE = {
+        code: "TW101",
+        name: "effect-without-idempotency-key",
+        group: "effects",
+        severity: Error,
+        summary: "A task reaches an effect that accepts an idempotency key and passes none",
+        fixable: false,
+    };
+}
+
+pub fn check(checker: &mut Checker, task: &TaskView) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let mut seen = Vec::new();
+    for effect in &task.effects {
+        let reached = &effect.reached;
+        if !matches!(reached.effect.key, KeyStatus::Missing) || seen.contains(&effect.index) {
+            continue;
+        }
+        seen.push(effect.index);
+        let e = &reached.effect;
+        let how = e
+            .key_hint
+            .clone()
+            .unwrap_or_else(|| "an idempotency key".to_string());
+        let mut message = format!(
+            "{} is a {} call without an idempotency key: a second run of `{}` {}",
+            effect_subject(reached),
+            e.kind,
+            task.function.name,
+            e.kind.repeat()
+        );
+        if e.random_default {
+            message.push_str(&format!(
+                "; {} makes up a random key when none is passed, which does not protect against the task running twice",
+                e.sink
+            ));
+        }
+        let help = format!(
+            "pass {how} derived only from the task's arguments, e.g. `idempotency_key=f\"{}-{{{}}}\"`",
+            key_prefix(e.kind),
+            first_param(task)
+        );
+        let diagnostic = checker.report(&RULE, task.id.file, effect.range, message, help);
+        if e.kind != EffectKind::Payment {
+            diagnostic.severity = Severity::Warning;
+        }
+        if reached.trace.len() > 1 {
+            diagnostic.trace = reached.trace.clone();
+        }
+    }
+}
+
+fn key_prefix(kind: EffectKind) -> &'static str {
+    match kind {
+        EffectKind::Payment => "charge",
+        EffectKind::Email => "mail",
+        EffectKind::Message => "message",
+        EffectKind::Http => "request",
+        EffectKind::Publish => "event",
+    }
+}
+
+/// The first parameter that is not `self`/`ctx`, for the example key.
+pub(crate) fn first_param(task: &TaskView) -> String {
+    task.function
+        .params
+        .iter()
+        .map(|p| p.name.as_str())
+        .find(|name| !matches!(*name, "self" | "cls" | "ctx" | "context" | "task"))
+        .unwrap_or("object_id")
+        .to_string()
+}

@@ -1,0 +1,70 @@
+use crate::project::KeyStatus;
+use crate::rules::{Checker, TaskView, declare_rule, effect_subject};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports an effect without idempotency-key support (Django `send_mail`,
+    /// `EmailMessage.send`, `smtplib`, most SMS and chat APIs) that a task reaches with no
+    /// done-guard before it.
+    ///
+    /// ## Why it matters on a second run
+    /// Nothing records that the e-mail or SMS went out and nothing checks it: every redelivery
+    /// sends it again, and the provider cannot drop the duplicate.
+    ///
+    /// ## Example
+    /// ```python
+    /// @shared_task
+    /// def send_receipt(order_id):
+    ///     order = Order.objects.get(pk=order_id)
+    ///     send_mail("Your receipt", render_receipt(order), None, [order.email])
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```python
+    /// @shared_task
+    /// def send_receipt(order_id):
+    ///     with transaction.atomic():
+    ///         order = Order.objects.select_for_update().get(pk=order_id)
+    ///         if order.receipt_sent:
+    ///             return
+    ///         order.receipt_sent = True
+    ///         order.save(update_fields=["receipt_sent"])
+    ///     send_mail("Your receipt", render_receipt(order), None, [order.email])
+    /// ```
+    pub const RULE = {
+        code: "TW102",
+        name: "unguarded-effect",
+        group: "effects",
+        severity: Warning,
+        summary: "A task reaches an effect without key support and nothing checks that it already happened",
+        fixable: false,
+    };
+}
+
+pub fn check(checker: &mut Checker, task: &TaskView) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let mut seen = Vec::new();
+    for effect in &task.effects {
+        let reached = &effect.reached;
+        if !matches!(reached.effect.key, KeyStatus::Unsupported)
+            || effect.guarded
+            || seen.contains(&effect.index)
+        {
+            continue;
+        }
+        seen.push(effect.index);
+        let message = format!(
+            "{} cannot take an idempotency key and no done-guard precedes it: every redelivery of `{}` {}",
+            effect_subject(reached),
+            task.function.name,
+            reached.effect.kind.repeat()
+        );
+        let help = "record the sending (a row with a unique constraint, status `pending` → `sent`) and check it before sending".to_string();
+        let diagnostic = checker.report(&RULE, task.id.file, effect.range, message, help);
+        if reached.trace.len() > 1 {
+            diagnostic.trace = reached.trace.clone();
+        }
+    }
+}

@@ -1,0 +1,102 @@
+use crate::facts::EventKind;
+use crate::project::KeyStatus;
+use crate::rules::{Checker, TaskView, declare_rule, effect_subject};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a guarded effect without key support whose done state is written only **after**
+    /// it (`x.notified = True; x.save()`, `.update(status="sent")` following the send).
+    ///
+    /// ## Why it matters on a second run
+    /// A crash between the effect and the write — an OOM kill, a deploy's SIGTERM, a lost
+    /// connection — leaves the done state unwritten. The redelivered task passes the guard and
+    /// sends again. This is the opening scenario of the source article: the mail went out,
+    /// `notified = True` never reached the database.
+    ///
+    /// ## Example
+    /// ```python
+    /// @shared_task
+    /// def notify(shipment_id):
+    ///     shipment = Shipment.objects.get(pk=shipment_id)
+    ///     if shipment.notified:
+    ///         return
+    ///     send_mail("Shipped", "...", None, [shipment.email])
+    ///     shipment.notified = True
+    ///     shipment.save(update_fields=["notified"])
+    /// ```
+    ///
+    /// ## Use instead
+    /// An idempotency key at the provider, or an outbox row committed before the send and marked
+    /// after it. If losing a message is acceptable, write the flag before the send in the same
+    /// transaction as the guard (at most once):
+    /// ```python
+    /// @shared_task
+    /// def notify(shipment_id):
+    ///     with transaction.atomic():
+    ///         shipment = Shipment.objects.select_for_update().get(pk=shipment_id)
+    ///         if shipment.notified:
+    ///             return
+    ///         shipment.notified = True
+    ///         shipment.save(update_fields=["notified"])
+    ///     send_mail("Shipped", "...", None, [shipment.email])
+    /// ```
+    pub const RULE = {
+        code: "TW103",
+        name: "crash-window-after-effect",
+        group: "effects",
+        severity: Warning,
+        summary: "The done state of a guarded effect is written after it: a crash in between repeats it",
+        fixable: false,
+    };
+}
+
+pub fn check(checker: &mut Checker, task: &TaskView) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let project = checker.project;
+    let function = task.function;
+    let mut seen = Vec::new();
+    for effect in &task.effects {
+        let reached = &effect.reached;
+        if !matches!(reached.effect.key, KeyStatus::Unsupported)
+            || !effect.guarded
+            || seen.contains(&effect.index)
+        {
+            continue;
+        }
+        // The done state written after the effect, on a path that can follow it.
+        let write_after = function
+            .events
+            .iter()
+            .enumerate()
+            .skip(effect.index + 1)
+            .find(|(i, event)| {
+                matches!(event.kind, EventKind::Call(_))
+                    && !function.exclusive(effect.block, event.block)
+                    && !function.is_deferred(event.block)
+                    && project.writes_state(task.id, *i)
+                    && project.effects_at(task.id, *i).is_empty()
+            });
+        let Some((_, write)) = write_after else {
+            continue;
+        };
+        seen.push(effect.index);
+        let EventKind::Call(write_call) = &write.kind else {
+            continue;
+        };
+        let (row, _) =
+            checker.project.files[task.id.file as usize].location(write_call.range.start());
+        let message = format!(
+            "{} runs before its done state is written (line {row}): after a crash in between, the next delivery of `{}` passes the guard and {}",
+            effect_subject(reached),
+            task.function.name,
+            reached.effect.kind.repeat()
+        );
+        let help = "use an idempotency key at the provider, or an outbox row committed before the send and marked after it; or, to accept losing it, write the done state before the send in the guard's transaction (at most once)".to_string();
+        let diagnostic = checker.report(&RULE, task.id.file, effect.range, message, help);
+        if reached.trace.len() > 1 {
+            diagnostic.trace = reached.trace.clone();
+        }
+    }
+}

@@ -1,0 +1,163 @@
+use ruff_text_size::{TextRange, TextSize};
+
+use crate::diagnostic::{Edit, Fix};
+use crate::facts::{CallSite, EventKind};
+use crate::path::Call;
+use crate::rules::{Checker, TaskView, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports `obj.save()` without `update_fields` after an effect, in a task that loaded `obj`
+    /// from the database.
+    ///
+    /// ## Why it matters on a second run
+    /// The full save writes back every field as it was read before the (slow) effect. Whatever a
+    /// concurrent run of the same task, or a request, changed in the meantime is overwritten —
+    /// including the very status a second run relies on.
+    ///
+    /// ## Example
+    /// ```python
+    /// booking = Booking.objects.get(pk=booking_id)
+    /// gateway.capture(booking.authorization_id, idempotency_key=f"capture-{booking_id}")
+    /// booking.status = "captured"
+    /// booking.save()
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```python
+    /// booking.status = "captured"
+    /// booking.save(update_fields=["status"])
+    /// ```
+    /// `--fix` adds `update_fields` with the attributes the task assigned on the object.
+    pub const RULE = {
+        code: "TW104",
+        name: "full-save-after-effect",
+        group: "effects",
+        severity: Warning,
+        summary: "A full `save()` after an effect overwrites what changed meanwhile",
+        fixable: true,
+    };
+}
+
+/// Queryset methods that load an existing row.
+const LOADERS: &[&str] = &[
+    "get",
+    "aget",
+    "first",
+    "last",
+    "latest",
+    "earliest",
+    "get_or_create",
+    "update_or_create",
+    "aget_or_create",
+    "get_object_or_404",
+    "select_for_update",
+];
+
+pub fn check(checker: &mut Checker, task: &TaskView) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let function = task.function;
+    let Some(first_effect) = task.effects.first() else {
+        return;
+    };
+    let source = &checker.project.files[task.id.file as usize].text;
+    for (index, event) in function
+        .events
+        .iter()
+        .enumerate()
+        .skip(first_effect.index + 1)
+    {
+        let EventKind::Call(call) = &event.kind else {
+            continue;
+        };
+        if !matches!(&*call.method, "save" | "asave")
+            || call.keyword("update_fields").is_some()
+            || call.star_kwargs
+        {
+            continue;
+        }
+        // After an effect on a path that can reach this save.
+        if !task
+            .effects
+            .iter()
+            .any(|effect| effect.index < index && !function.exclusive(effect.block, event.block))
+        {
+            continue;
+        }
+        if !loaded_from_database(call) {
+            continue;
+        }
+        let Some(var) = &call.receiver_var else {
+            continue;
+        };
+        let mut fields: Vec<&str> = Vec::new();
+        for assign in function.events[..index]
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::AttrAssign(assign) if assign.var == *var => Some(assign),
+                _ => None,
+            })
+        {
+            if !fields.contains(&&*assign.attr) {
+                fields.push(&assign.attr);
+            }
+        }
+        let message = format!(
+            "`{var}.save()` after an effect writes back every field of `{var}` as read before it, overwriting what a concurrent run or request changed meanwhile"
+        );
+        let listed = fields
+            .iter()
+            .map(|f| format!("\"{f}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let help = if fields.is_empty() {
+            "save only the fields the task changed: `save(update_fields=[...])`".to_string()
+        } else {
+            format!("save only what the task changed: `{var}.save(update_fields=[{listed}])`")
+        };
+        let fix = (!fields.is_empty()).then(|| update_fields_fix(call, source, &listed));
+        let diagnostic = checker.report(&RULE, task.id.file, call.range, message, help);
+        diagnostic.fix = fix.flatten();
+    }
+}
+
+fn loaded_from_database(call: &CallSite) -> bool {
+    let Some(path) = &call.path else { return false };
+    let receiver = &path.0[..path.0.len().saturating_sub(1)];
+    receiver
+        .iter()
+        .any(|seg| seg.call != Call::No && LOADERS.contains(&&*seg.name))
+        && !receiver
+            .iter()
+            .any(|seg| seg.call != Call::No && matches!(&*seg.name, "create" | "acreate"))
+}
+
+/// Inserts `update_fields=[...]` before the closing parenthesis of the call.
+fn update_fields_fix(call: &CallSite, source: &str, listed: &str) -> Option<Fix> {
+    let args = call.args_range;
+    let open = args.start() + TextSize::from(1);
+    let inside = source.get(open.to_usize()..args.end().to_usize().checked_sub(1)?)?;
+    let close = args.end().checked_sub(TextSize::from(1))?;
+    let trimmed = inside.trim_end();
+    let content = if trimmed.trim().is_empty() {
+        format!("update_fields=[{listed}]")
+    } else if trimmed.ends_with(',') {
+        format!(" update_fields=[{listed}]")
+    } else {
+        format!(", update_fields=[{listed}]")
+    };
+    let start = if trimmed.trim().is_empty() {
+        open
+    } else {
+        open + TextSize::try_from(trimmed.len()).ok()?
+    };
+    Some(Fix {
+        message: format!("Save only `[{listed}]`"),
+        edits: vec![Edit {
+            range: TextRange::new(start, close.max(start)),
+            content,
+        }],
+    })
+}

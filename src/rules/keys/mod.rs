@@ -1,0 +1,58 @@
+//! Keys: TW201–TW202, and the key values a task passes that both rules inspect.
+pub mod tw201;
+pub mod tw202;
+
+use crate::facts::{EventKind, Value};
+use crate::project::{KeyStatus, Project};
+use crate::rules::TaskView;
+
+/// A value a task uses as an idempotency, lock or de-duplication key.
+pub struct KeyUse<'a> {
+    pub value: &'a Value,
+    /// The file the value's taint ranges refer to (a helper's, for reached effects).
+    pub file: u32,
+    pub what: String,
+}
+
+/// Every key value the task passes: effect keys (direct and reached) and lock/marker names.
+pub fn key_uses<'a>(project: &Project, task: &'a TaskView) -> Vec<KeyUse<'a>> {
+    let mut uses = Vec::new();
+    for effect in &task.effects {
+        if let KeyStatus::Present(value) = &effect.reached.effect.key {
+            let file = effect
+                .reached
+                .trace
+                .last()
+                .map_or(task.id.file, |hop| hop.file);
+            uses.push(KeyUse {
+                value,
+                file,
+                what: format!(
+                    "the idempotency key of `{}`",
+                    effect
+                        .reached
+                        .trace
+                        .last()
+                        .map_or("the call", |h| h.label.as_str())
+                ),
+            });
+        }
+    }
+    for event in &task.function.events {
+        let EventKind::Call(call) = &event.kind else {
+            continue;
+        };
+        let Some(path) = &call.path else { continue };
+        let Some(lock) = project.catalog.lock(&project.canonical(path), call) else {
+            continue;
+        };
+        if let Some(name) = lock.name(call) {
+            uses.push(KeyUse {
+                value: name,
+                file: task.id.file,
+                what: format!("the name of the lock `{}`", call.method),
+            });
+        }
+    }
+    uses
+}

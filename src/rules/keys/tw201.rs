@@ -1,0 +1,92 @@
+use std::collections::HashSet;
+
+use crate::facts::Taint;
+use crate::project::Project;
+use crate::rules::keys::key_uses;
+use crate::rules::{Checker, TaskView, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a nondeterministic source (`uuid4()`, `time.time()`, `datetime.now()`,
+    /// `random`, `secrets`) inside a task whose value flows into an idempotency key, a lock name
+    /// or a de-duplication key — through assignments, f-strings, `str()`, `format`, `%`, `+`,
+    /// `join`, `hashlib` digests or a project helper that returns it. The report is at the
+    /// source call (in the helper when a helper makes the key).
+    ///
+    /// ## Why it matters on a second run
+    /// The second run computes a different key, so the provider, the lock or the de-duplication
+    /// table sees a new request: the payment goes through twice, two workers take "the" lock.
+    ///
+    /// ## Example
+    /// ```python
+    /// @shared_task
+    /// def pay_out(payout_id):
+    ///     stripe.Transfer.create(..., idempotency_key=f"payout-{uuid.uuid4()}")
+    /// ```
+    ///
+    /// ## Use instead
+    /// Derive the key from the task's arguments, or make it where the task is enqueued and pass
+    /// it in:
+    /// ```python
+    /// @shared_task
+    /// def pay_out(payout_id):
+    ///     stripe.Transfer.create(..., idempotency_key=f"payout-{payout_id}")
+    /// ```
+    pub const RULE = {
+        code: "TW201",
+        name: "nondeterministic-idempotency-key",
+        group: "keys",
+        severity: Error,
+        summary: "An idempotency or lock key is built from uuid4(), the clock or randomness inside the task",
+        fixable: false,
+    };
+}
+
+pub fn check(checker: &mut Checker, task: &TaskView) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let project = checker.project;
+    let mut seen = HashSet::new();
+    for key in key_uses(project, task) {
+        for (file, range, call) in
+            nondeterministic_sources(project, task, key.file, &key.value.taint)
+        {
+            if !seen.insert((file, range)) {
+                continue;
+            }
+            let message = format!(
+                "`{call}()` makes {} different on every run: a redelivered `{}` passes a new key, so the repeat is not recognised",
+                key.what, task.function.name
+            );
+            let help = "derive the key from the task's arguments only, or create it where the task is enqueued and pass it in".to_string();
+            checker.report(&RULE, file, range, message, help);
+        }
+    }
+}
+
+/// Nondeterministic sources among `taint`: direct ones, and those of project helpers whose
+/// return value carries one.
+fn nondeterministic_sources(
+    project: &Project,
+    task: &TaskView,
+    file: u32,
+    taint: &[Taint],
+) -> Vec<(u32, ruff_text_size::TextRange, String)> {
+    let mut found = Vec::new();
+    for t in taint {
+        match t {
+            Taint::Nondet { range, call } => found.push((file, *range, call.to_string())),
+            Taint::Call { path, .. } if file == task.id.file => {
+                let canonical = project.canonical(path);
+                if let Some(helper) = project.resolve_function(&canonical, Some(task.id))
+                    && let Some(summary) = project.summary(helper)
+                {
+                    found.extend(summary.returns_nondet.iter().cloned());
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}

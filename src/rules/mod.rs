@@ -1,0 +1,224 @@
+//! The rules. Each file holds one rule: its documentation (the doc comment, printed by
+//! `twice rule`), its metadata and its check, which reads facts and the project model.
+
+use ruff_text_size::TextRange;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::facts::Function;
+use crate::project::{FuncId, Project, Reached, Task};
+
+pub mod effects;
+pub mod keys;
+pub mod retries;
+
+/// What `twice rule` and the registry know of a rule.
+#[derive(Debug)]
+pub struct RuleMeta {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub group: &'static str,
+    pub severity: Severity,
+    pub summary: &'static str,
+    /// The rule's documentation, from its doc comment.
+    pub doc: &'static str,
+    pub fixable: bool,
+}
+
+/// Declares a rule's metadata; the doc comment above it becomes its documentation.
+macro_rules! declare_rule {
+    (
+        $(#[doc = $doc:literal])*
+        pub const $ident:ident = {
+            code: $code:literal,
+            name: $name:literal,
+            group: $group:literal,
+            severity: $severity:ident,
+            summary: $summary:literal,
+            fixable: $fixable:literal $(,)?
+        };
+    ) => {
+        pub const $ident: $crate::rules::RuleMeta = $crate::rules::RuleMeta {
+            code: $code,
+            name: $name,
+            group: $group,
+            severity: $crate::diagnostic::Severity::$severity,
+            summary: $summary,
+            doc: concat!($($doc, "\n"),*),
+            fixable: $fixable,
+        };
+    };
+}
+pub(crate) use declare_rule;
+
+/// An effect that a task reaches at one of its calls.
+#[derive(Debug)]
+pub struct EffectAt {
+    /// Index of the call event in the task function.
+    pub index: usize,
+    pub order: u32,
+    pub block: u32,
+    /// The call in the task.
+    pub range: TextRange,
+    pub reached: Reached,
+    /// Preceded by a done-guard, in the task or in a helper on the way.
+    pub guarded: bool,
+}
+
+/// A task as rules see it.
+pub struct TaskView<'a> {
+    pub id: FuncId,
+    pub task: &'a Task,
+    pub function: &'a Function,
+    pub effects: Vec<EffectAt>,
+}
+
+impl<'a> TaskView<'a> {
+    pub fn new(project: &'a Project<'a>, task: &'a Task) -> Option<TaskView<'a>> {
+        let function = project.function(task.id)?;
+        let mut effects = Vec::new();
+        for (index, event) in function.events.iter().enumerate() {
+            if function.is_deferred(event.block) {
+                continue;
+            }
+            let guarded_here = project.is_guarded(task.id, index);
+            for reached in project.effects_at(task.id, index) {
+                let range = reached
+                    .trace
+                    .first()
+                    .map(|hop| hop.range)
+                    .unwrap_or_default();
+                let guarded = guarded_here || reached.guarded;
+                effects.push(EffectAt {
+                    index,
+                    order: event.order,
+                    block: event.block,
+                    range,
+                    reached,
+                    guarded,
+                });
+            }
+        }
+        Some(TaskView {
+            id: task.id,
+            task,
+            function,
+            effects,
+        })
+    }
+
+    pub fn qualname(&self) -> &str {
+        &self.function.qualname
+    }
+}
+
+/// Collects diagnostics for the rules that are enabled.
+pub struct Checker<'a> {
+    pub project: &'a Project<'a>,
+    enabled: &'a dyn Fn(&str) -> bool,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> Checker<'a> {
+    pub fn new(project: &'a Project<'a>, enabled: &'a dyn Fn(&str) -> bool) -> Self {
+        Checker {
+            project,
+            enabled,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    pub fn enabled(&self, rule: &RuleMeta) -> bool {
+        (self.enabled)(rule.code)
+    }
+
+    /// Adds a diagnostic; returns it for the caller to add a trace or a fix.
+    pub fn report(
+        &mut self,
+        rule: &RuleMeta,
+        file: u32,
+        range: TextRange,
+        message: String,
+        help: String,
+    ) -> &mut Diagnostic {
+        self.diagnostics.push(Diagnostic {
+            code: rule.code,
+            name: rule.name,
+            severity: rule.severity,
+            message,
+            help,
+            file,
+            range,
+            task: None,
+            trace: Vec::new(),
+            fix: None,
+        });
+        let last = self.diagnostics.len() - 1;
+        &mut self.diagnostics[last]
+    }
+}
+
+/// Every rule, in code order.
+pub const ALL: &[&RuleMeta] = &[
+    &crate::registry::INVALID_SYNTAX,
+    &crate::registry::UNREADABLE_FILE,
+    &effects::tw101::RULE,
+    &effects::tw102::RULE,
+    &effects::tw103::RULE,
+    &effects::tw104::RULE,
+    &keys::tw201::RULE,
+    &keys::tw202::RULE,
+    &retries::tw501::RULE,
+    &retries::tw502::RULE,
+];
+
+/// Runs every task rule over every task of the project.
+pub fn check_tasks(checker: &mut Checker) {
+    let project = checker.project;
+    for task in &project.tasks {
+        let Some(view) = TaskView::new(project, task) else {
+            continue;
+        };
+        let before = checker.diagnostics.len();
+        effects::tw101::check(checker, &view);
+        effects::tw102::check(checker, &view);
+        effects::tw103::check(checker, &view);
+        effects::tw104::check(checker, &view);
+        keys::tw201::check(checker, &view);
+        keys::tw202::check(checker, &view);
+        retries::tw501::check(checker, &view);
+        retries::tw502::check(checker, &view);
+        for diagnostic in &mut checker.diagnostics[before..] {
+            diagnostic
+                .task
+                .get_or_insert_with(|| view.function.qualname.clone());
+        }
+    }
+}
+
+/// `reached` as a path for messages: `charge_order → create_order_intent → stripe.PaymentIntent.create`.
+pub fn trace_text(reached: &Reached) -> String {
+    reached
+        .trace
+        .iter()
+        .map(|hop| hop.label.as_str())
+        .collect::<Vec<_>>()
+        .join(" → ")
+}
+
+/// "`stripe.Refund.create`" for a direct call, "`charge_order` reaches `stripe...create`
+/// (`charge_order → ... → create`)" for a reached one.
+pub fn effect_subject(reached: &Reached) -> String {
+    let Some(last) = reached.trace.last() else {
+        return String::from("this call");
+    };
+    if reached.trace.len() == 1 {
+        format!("`{}`", last.label)
+    } else {
+        format!(
+            "`{}` reaches `{}` ({})",
+            reached.trace[0].label,
+            last.label,
+            trace_text(reached)
+        )
+    }
+}

@@ -1,0 +1,3 @@
+//! Retries and partial progress: TW501–TW502.
+pub mod tw501;
+pub mod tw502;

@@ -1,0 +1,153 @@
+use crate::facts::{CallSite, EventKind, Lit, Value};
+use crate::project::CallClass;
+use crate::rules::{Checker, TaskView, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports `self.retry(args=..., kwargs=...)` or `task.retry(...)` with arguments that
+    /// differ from the task's own parameters, and a task re-enqueueing itself with changed
+    /// arguments from an `except` handler (a hand-made retry).
+    ///
+    /// ## Why it matters on a second run
+    /// Keys computed from the arguments drift between attempts: the attempt that timed out but
+    /// succeeded at the provider used the old key, the retry uses a new one, and the provider
+    /// executes both.
+    ///
+    /// ## Example
+    /// ```python
+    /// except QuoteExpired as exc:
+    ///     raise self.retry(exc=exc, args=[payout_id, fx_client.quote(pair)])
+    /// ```
+    ///
+    /// ## Use instead
+    /// Keep retries argument-stable and compute what changes inside the task:
+    /// ```python
+    /// except QuoteExpired as exc:
+    ///     raise self.retry(exc=exc, countdown=5)
+    /// ```
+    pub const RULE = {
+        code: "TW501",
+        name: "retry-with-changed-arguments",
+        group: "retries",
+        severity: Error,
+        summary: "A retry or self-re-enqueue changes the task's arguments",
+        fixable: false,
+    };
+}
+
+pub fn check(checker: &mut Checker, task: &TaskView) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let project = checker.project;
+    let function = task.function;
+    let skip_first = task.task.options.bind || function.class.is_some();
+    let params: Vec<&str> = function
+        .params
+        .iter()
+        .skip(usize::from(skip_first))
+        .map(|p| p.name.as_str())
+        .collect();
+    for (index, event) in function.events.iter().enumerate() {
+        let EventKind::Call(call) = &event.kind else {
+            continue;
+        };
+        let Some(path) = &call.path else { continue };
+        let receiver = crate::path::QPath(path.0[..path.0.len().saturating_sub(1)].to_vec());
+        let on_self = receiver.0.len() == 1
+            && skip_first
+            && function
+                .params
+                .first()
+                .is_some_and(|p| *p.name == *receiver.0[0].name);
+        let on_own_task =
+            project.resolve_function(&project.canonical(&receiver), Some(task.id)) == Some(task.id);
+        if !(on_self || on_own_task) {
+            continue;
+        }
+        let changed = match &*call.method {
+            "retry" => changed_arguments(call.keyword("args"), call.keyword("kwargs"), &params),
+            "apply_async"
+                if function.in_handler(event.block)
+                    && matches!(
+                        project.call_class(task.id, index),
+                        Some(CallClass::Enqueue { .. })
+                    ) =>
+            {
+                changed_arguments(
+                    call.keyword("args").or_else(|| call.args.first()),
+                    call.keyword("kwargs").or_else(|| call.args.get(1)),
+                    &params,
+                )
+            }
+            "delay" if function.in_handler(event.block) => changed_positional(call, &params),
+            _ => None,
+        };
+        let Some(what) = changed else { continue };
+        let message = format!(
+            "`{}` re-runs `{}` with {what}: keys computed from the arguments differ between attempts, so an attempt that already succeeded at the provider is not recognised",
+            call.method, function.name
+        );
+        let help = "keep retries argument-stable: pass the original arguments (or none) and compute what changes inside the task".to_string();
+        checker.report(&RULE, task.id.file, call.range, message, help);
+    }
+}
+
+/// Describes how `args`/`kwargs` differ from the parameters; `None` when they pass them
+/// unchanged or cannot be seen.
+fn changed_arguments(
+    args: Option<&Value>,
+    kwargs: Option<&Value>,
+    params: &[&str],
+) -> Option<String> {
+    if let Some(args) = args {
+        let Lit::Seq(items) = &args.lit else {
+            return None;
+        };
+        for (i, item) in items.iter().enumerate() {
+            let expected = params.get(i).copied();
+            if !is_plain_name(item, expected) {
+                return Some(format!(
+                    "a new value for `{}`",
+                    expected.unwrap_or("an extra argument")
+                ));
+            }
+        }
+    }
+    if let Some(kwargs) = kwargs {
+        let items = kwargs.dict()?;
+        for (key, value) in items {
+            let Some(key) = key else { return None };
+            if !is_plain_name(value, Some(key)) {
+                return Some(format!("a new value for `{key}`"));
+            }
+        }
+    }
+    None
+}
+
+fn changed_positional(call: &CallSite, params: &[&str]) -> Option<String> {
+    for (i, arg) in call.args.iter().enumerate() {
+        let expected = params.get(i).copied();
+        if !is_plain_name(arg, expected) {
+            return Some(format!(
+                "a new value for `{}`",
+                expected.unwrap_or("an extra argument")
+            ));
+        }
+    }
+    for (key, value) in &call.keywords {
+        if !is_plain_name(value, Some(key)) {
+            return Some(format!("a new value for `{key}`"));
+        }
+    }
+    None
+}
+
+/// Whether `value` is just the parameter `expected`, read unchanged.
+fn is_plain_name(value: &Value, expected: Option<&str>) -> bool {
+    let (Some(name), Some(expected)) = (value.name.as_deref(), expected) else {
+        return false;
+    };
+    name == expected && value.path.as_ref().is_none_or(|p| p.0.len() == 1)
+}

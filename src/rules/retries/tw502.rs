@@ -1,0 +1,104 @@
+use crate::project::KeyStatus;
+use crate::rules::{Checker, EffectAt, TaskView, declare_rule, effect_subject};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a task that reaches two or more effects without a key on each — two calls, or
+    /// one inside a loop — while recording its progress at most once. Reported at the first
+    /// keyless effect that a later effect follows.
+    ///
+    /// ## Why it matters on a second run
+    /// A failure after the first effect makes the retry repeat it: the SMS goes out again
+    /// because the e-mail after it failed, the first 299 subscribers get the newsletter again
+    /// because the 300th bounced. A `status == "done"` check cannot help, because `done` was
+    /// never written.
+    ///
+    /// ## Example
+    /// ```python
+    /// for subscriber in issue.subscribers.all():
+    ///     smtp.send_message(build_message(issue, subscriber))
+    /// Issue.objects.filter(pk=issue_id).update(sent=True)
+    /// ```
+    ///
+    /// ## Use instead
+    /// Split into a chain of idempotent tasks (one per recipient), or record each step: a marker
+    /// per recipient checked before its send, or a key per call.
+    pub const RULE = {
+        code: "TW502",
+        name: "partial-progress-not-recorded",
+        group: "retries",
+        severity: Warning,
+        summary: "Several effects without keys and progress recorded at most once",
+        fixable: false,
+    };
+}
+
+pub fn check(checker: &mut Checker, task: &TaskView) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let project = checker.project;
+    let function = task.function;
+    let keyless = |effect: &EffectAt| {
+        matches!(
+            effect.reached.effect.key,
+            KeyStatus::Missing | KeyStatus::Unsupported
+        )
+    };
+    // Whether progress is written between two events (on a path that can pass both).
+    let recorded_between = |from: usize, to: usize, block: u32| {
+        (from + 1..to).any(|i| {
+            let event = &function.events[i];
+            !function.exclusive(block, event.block)
+                && project.writes_state(task.id, i)
+                && project.effects_at(task.id, i).is_empty()
+        })
+    };
+    for effect in task.effects.iter().filter(|e| keyless(e)) {
+        let followed = task.effects.iter().find(|other| {
+            other.index > effect.index
+                && !function.exclusive(effect.block, other.block)
+                && !recorded_between(effect.index, other.index, effect.block)
+        });
+        let repeated_in_loop = function.in_loop(effect.block).filter(|&loop_block| {
+            // Per-iteration progress: a guard or a write inside the loop body.
+            let in_loop = |block| function.block_within(block, loop_block);
+            !effect.guarded
+                && !function.events.iter().enumerate().any(|(i, event)| {
+                    in_loop(event.block)
+                        && i != effect.index
+                        && project.writes_state(task.id, i)
+                        && project.effects_at(task.id, i).is_empty()
+                })
+        });
+        let multi = effect.reached.effect.key_hint.is_none()
+            && task
+                .effects
+                .iter()
+                .filter(|e| e.index == effect.index)
+                .count()
+                > 1;
+        let why = if let Some(other) = followed {
+            let (row, _) = project.files[task.id.file as usize].location(other.range.start());
+            format!("a failure at the effect on line {row} makes the retry repeat it")
+        } else if repeated_in_loop.is_some() {
+            "it runs in a loop, and a failure in a later iteration makes the retry repeat the earlier ones".to_string()
+        } else if multi {
+            "the helper reaches further effects, and a failure there makes the retry repeat it"
+                .to_string()
+        } else {
+            continue;
+        };
+        let message = format!(
+            "{} is not recorded as done before the next step of `{}`: {why}, because progress is recorded at most once",
+            effect_subject(&effect.reached),
+            function.name
+        );
+        let help = "split the work into a chain of idempotent tasks, or record each step (a marker per step checked first, or a key per call)".to_string();
+        let diagnostic = checker.report(&RULE, task.id.file, effect.range, message, help);
+        if effect.reached.trace.len() > 1 {
+            diagnostic.trace = effect.reached.trace.clone();
+        }
+        return;
+    }
+}
