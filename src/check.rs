@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use ruff_text_size::{TextRange, TextSize};
+use ruff_text_size::TextRange;
 
 use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
@@ -144,11 +144,7 @@ fn file_diagnostic(
         message,
         help: help.to_string(),
         file,
-        range: if range.is_empty() && range.start() == TextSize::default() {
-            range
-        } else {
-            range
-        },
+        range,
         task: None,
         trace: Vec::new(),
         fix: None,

@@ -87,7 +87,7 @@ pub fn read_config(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
         };
         error(format!("{table}{}", e.message()))
     })?;
-    validate(&options).map_err(|m| error(m))?;
+    validate(&options).map_err(error)?;
     Ok(Some(ConfigFile {
         path: path.to_path_buf(),
         options,
@@ -247,7 +247,8 @@ impl Settings {
 
     /// Whether `per-file-ignores` disables `code` in `path`.
     pub fn ignored_in(&self, path: &Path, code: &str) -> bool {
-        let relative = path.strip_prefix(&self.root).unwrap_or(path);
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let relative = absolute.strip_prefix(&self.root).unwrap_or(path);
         let Some(rule) = ALL.iter().find(|r| r.code == code) else {
             return false;
         };

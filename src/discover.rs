@@ -68,11 +68,9 @@ pub fn discover(paths: &[PathBuf], exclude: &GlobSet, root: &Path) -> Discovered
                 Ok(entry) => {
                     let is_file = entry.file_type().is_some_and(|t| t.is_file());
                     let p = entry.path();
-                    if is_file
-                        && p.extension().is_some_and(|e| e == "py" || e == "pyi")
-                        && p.extension().is_some_and(|e| e == "py")
-                    {
-                        let relative = p.strip_prefix(root).unwrap_or(p);
+                    if is_file && p.extension().is_some_and(|e| e == "py") {
+                        let absolute = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+                        let relative = absolute.strip_prefix(root).unwrap_or(p);
                         if !exclude.is_match(relative) && !exclude.is_match(p) {
                             files.push(p.to_path_buf());
                         }

@@ -67,8 +67,8 @@ pub struct Effect {
     pub heuristic: bool,
     pub random_default: bool,
     pub key: KeyStatus,
-    /// How the key is passed, for messages.
-    pub key_hint: Option<String>,
+    /// Where the sink takes its key, for the `help:` line.
+    pub key_spec: Option<KeySpec>,
 }
 
 /// A hop on the way from a task's call to an effect.
@@ -459,10 +459,14 @@ impl<'a> Project<'a> {
                 });
             }
             // Registries: arq's `WorkerSettings.functions = [func(f, ...), g]`.
-            if facts.imports.values().any(|target| {
+            let imports_framework = facts.imports.values().any(|target| {
                 target.split('.').next() == Some(catalog.registry.requires_import.as_str())
-            }) {
+            });
+            {
                 for class in &facts.classes {
+                    if !(imports_framework || catalog.registry.class_names.contains(&class.name)) {
+                        continue;
+                    }
                     for attr in &catalog.registry.class_attributes {
                         let Some(Value {
                             lit: Lit::Seq(items),
@@ -700,7 +704,7 @@ impl<'a> Project<'a> {
             heuristic: false,
             random_default: sink.random_default,
             key,
-            key_hint: sink.key.as_ref().map(KeySpec::describe),
+            key_spec: sink.key.clone(),
         })
     }
 
@@ -756,8 +760,37 @@ impl<'a> Project<'a> {
             heuristic: true,
             random_default: false,
             key,
-            key_hint: Some("`idempotency_key=`".to_string()),
+            key_spec: Some(KeySpec {
+                keyword: Some("idempotency_key".to_string()),
+                ..KeySpec::default()
+            }),
         })
+    }
+
+    /// ORM writes, and cache or Redis writes that record a done state.
+    pub fn is_state_write(&self, call: &CallSite) -> bool {
+        if is_state_write(call) {
+            return true;
+        }
+        let writes = &self.catalog.state_writes;
+        let receiver = call
+            .receiver
+            .as_deref()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let on_cache = writes
+            .receiver_words
+            .iter()
+            .any(|w| receiver.contains(w.as_str()))
+            || call.path.as_ref().is_some_and(|p| {
+                p.0.iter().rev().skip(1).any(|s| {
+                    writes
+                        .receiver_words
+                        .iter()
+                        .any(|w| s.name.to_ascii_lowercase().contains(w.as_str()))
+                })
+            });
+        on_cache && writes.cache_methods.iter().any(|m| **m == *call.method)
     }
 
     fn is_project_path(&self, path: &QPath) -> bool {
@@ -831,7 +864,7 @@ impl<'a> Project<'a> {
             if function.is_deferred(event.block) {
                 continue;
             }
-            if is_state_write(call) {
+            if self.is_state_write(call) {
                 summary.writes_state = true;
             }
             match self.call_class(id, i) {
@@ -840,11 +873,12 @@ impl<'a> Project<'a> {
                     trace: vec![Hop {
                         label: call_label(call),
                         file: id.file,
-                        range: call.range,
+                        range: call.func_range,
                     }],
                     guarded: guarded_at(function, i),
                 }),
                 Some(CallClass::Project(callee)) => {
+                    let label = self.short_name(*callee).unwrap_or_else(|| call_label(call));
                     let callee_summary = self.summary_of(*callee, done, visiting);
                     summary.writes_state |= callee_summary.writes_state;
                     summary.complete &= callee_summary.complete;
@@ -854,9 +888,9 @@ impl<'a> Project<'a> {
                             break;
                         }
                         let mut trace = vec![Hop {
-                            label: call_label(call),
+                            label: label.clone(),
                             file: id.file,
-                            range: call.range,
+                            range: call.func_range,
                         }];
                         trace.extend(reached.trace);
                         summary.effects.push(Reached {
@@ -901,6 +935,19 @@ impl<'a> Project<'a> {
         summary
     }
 
+    /// A function's name within its module: `send_receipt`, `Gateway.charge`.
+    pub fn short_name(&self, id: FuncId) -> Option<String> {
+        let function = self.function(id)?;
+        let module = &self.facts(id.file)?.module;
+        let name = function
+            .qualname
+            .strip_prefix(module.as_str())
+            .map_or(function.qualname.as_str(), |rest| {
+                rest.trim_start_matches('.')
+            });
+        Some(name.to_string())
+    }
+
     /// Whether the event at `index` of `id` is preceded by a done-guard on every path,
     /// including guards that call a project helper returning a done-check.
     pub fn is_guarded(&self, id: FuncId, index: usize) -> bool {
@@ -934,7 +981,7 @@ impl<'a> Project<'a> {
                 trace: vec![Hop {
                     label: call_label(call),
                     file: id.file,
-                    range: call.range,
+                    range: call.func_range,
                 }],
                 guarded: false,
             }],
@@ -947,9 +994,9 @@ impl<'a> Project<'a> {
                     .iter()
                     .map(|reached| {
                         let mut trace = vec![Hop {
-                            label: call_label(call),
+                            label: self.short_name(*callee).unwrap_or_else(|| call_label(call)),
                             file: id.file,
-                            range: call.range,
+                            range: call.func_range,
                         }];
                         trace.extend(reached.trace.iter().cloned());
                         Reached {
@@ -972,7 +1019,7 @@ impl<'a> Project<'a> {
         let Some(EventKind::Call(call)) = function.events.get(index).map(|e| &e.kind) else {
             return false;
         };
-        if is_state_write(call) {
+        if self.is_state_write(call) {
             return true;
         }
         match self.call_class(id, index) {

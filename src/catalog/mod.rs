@@ -33,6 +33,17 @@ impl EffectKind {
         }
     }
 
+    /// The kind with an article, for messages: "a payment", "an HTTP request".
+    pub fn noun(self) -> &'static str {
+        match self {
+            EffectKind::Payment => "a payment",
+            EffectKind::Email => "an e-mail",
+            EffectKind::Message => "a message",
+            EffectKind::Http => "an HTTP request",
+            EffectKind::Publish => "a publish to a broker",
+        }
+    }
+
     /// What a second run of such an effect does, for messages.
     pub fn repeat(self) -> &'static str {
         match self {
@@ -112,20 +123,27 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<
 }
 
 impl KeySpec {
-    pub fn describe(&self) -> String {
+    /// How to pass the key, with an example value: for the `help:` line.
+    pub fn example(&self, key: &str) -> String {
         if let Some(keyword) = &self.keyword {
-            return format!("`{keyword}=`");
+            return match self.position {
+                Some(position) => format!(
+                    "pass the key (argument {} or `{keyword}=`), e.g. `{key}`",
+                    position + 1
+                ),
+                None => format!("pass `{keyword}={key}`"),
+            };
         }
         if let Some(option) = &self.options {
-            return format!("`options={{\"{option}\": ...}}`");
+            return format!("pass `options={{\"{option}\": {key}}}`");
         }
         if let Some(header) = self.header.first() {
-            return format!("an `{header}` header");
+            return format!("send an `{header}` header, e.g. `headers={{\"{header}\": {key}}}`");
         }
         if let Some(field) = &self.field {
-            return format!("a `{field}` field");
+            return format!("set the `{field}` field to {key}");
         }
-        "its idempotency key".to_string()
+        format!("pass {key} as the idempotency key")
     }
 }
 
@@ -204,7 +222,7 @@ pub struct Heuristics {
 impl Heuristics {
     pub fn is_key_keyword(&self, name: &str) -> bool {
         let lower = name.to_ascii_lowercase();
-        self.key_keywords.iter().any(|k| *k == lower)
+        self.key_keywords.contains(&lower)
             || self
                 .key_keyword_contains
                 .iter()
@@ -241,6 +259,7 @@ pub struct Catalog {
     pub registry: Registry,
     pub locks: Vec<LockApi>,
     pub lock_extension: LockExtension,
+    pub state_writes: StateWrites,
 }
 
 /// A sink declared by the user in `[tool.twice.effects]`.
@@ -271,6 +290,15 @@ struct RawCatalog {
     registry: RawRegistry,
     lock: Vec<LockApi>,
     lock_extension: LockExtension,
+    state_writes: StateWrites,
+}
+
+/// Cache and Redis writes that record a done state.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct StateWrites {
+    pub cache_methods: Vec<String>,
+    pub receiver_words: Vec<String>,
 }
 
 /// An argument position and/or keyword.
@@ -379,6 +407,7 @@ pub struct LockExtension {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct RawRegistry {
     class_attributes: Vec<String>,
+    class_names: Vec<String>,
     wrappers: Vec<String>,
     requires_import: String,
 }
@@ -387,6 +416,7 @@ struct RawRegistry {
 #[derive(Debug)]
 pub struct Registry {
     pub class_attributes: Vec<String>,
+    pub class_names: Vec<String>,
     pub wrappers: PatternSet<()>,
     pub requires_import: String,
 }
@@ -535,6 +565,7 @@ impl Catalog {
         }
         let registry = Registry {
             class_attributes: raw.registry.class_attributes,
+            class_names: raw.registry.class_names,
             wrappers,
             requires_import: raw.registry.requires_import,
         };
@@ -567,6 +598,7 @@ impl Catalog {
                 })
                 .collect(),
             lock_extension: raw.lock_extension,
+            state_writes: raw.state_writes,
         }
     }
 

@@ -481,16 +481,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
             }
             Stmt::FunctionDef(def) => self.function_def(def, pending),
-            Stmt::ClassDef(def) => {
-                if self.is_module && block == 0 {
-                    self.class_def(def, pending);
-                }
-            }
-            Stmt::Import(_) | Stmt::ImportFrom(_) => {
-                // Imports inside functions bind like module imports.
-                if !self.is_module {
-                    self.ex.prescan(std::slice::from_ref(stmt));
-                }
+            Stmt::ClassDef(def) if self.is_module && block == 0 => self.class_def(def, pending),
+            // Imports inside functions bind like module imports.
+            Stmt::Import(_) | Stmt::ImportFrom(_) if !self.is_module => {
+                self.ex.prescan(std::slice::from_ref(stmt));
             }
             _ => {}
         }

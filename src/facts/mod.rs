@@ -63,7 +63,7 @@ impl Value {
     }
 
     /// Entries of a dict display (after following a local name to its assignment).
-    pub fn dict(&self) -> Option<&[(Option<Box<str>>, Value)]> {
+    pub fn dict(&self) -> Option<&[DictItem]> {
         match &self.lit {
             Lit::Dict(items) => Some(items),
             _ => None,
@@ -78,6 +78,9 @@ impl Value {
     }
 }
 
+/// A dict entry: its key when it is a string literal, and its value.
+pub type DictItem = (Option<Box<str>>, Value);
+
 #[derive(Clone, Debug, Default)]
 pub enum Lit {
     #[default]
@@ -88,7 +91,7 @@ pub enum Lit {
     Float(f64),
     Str(Box<str>),
     /// A dict display; `None` keys are `**splat` entries or non-literal keys.
-    Dict(Vec<(Option<Box<str>>, Value)>),
+    Dict(Vec<DictItem>),
     /// A list, tuple or set display.
     Seq(Vec<Value>),
 }

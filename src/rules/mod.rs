@@ -205,20 +205,24 @@ pub fn trace_text(reached: &Reached) -> String {
         .join(" → ")
 }
 
-/// "`stripe.Refund.create`" for a direct call, "`charge_order` reaches `stripe...create`
-/// (`charge_order → ... → create`)" for a reached one.
-pub fn effect_subject(reached: &Reached) -> String {
+/// A sentence about an effect: "`stripe.Refund.create` is ..." for a direct call,
+/// "`charge_order` reaches `stripe.Refund.create`, which is ..." for a reached one (with the
+/// whole path when it has more than one step between).
+pub fn effect_clause(reached: &Reached, predicate: &str) -> String {
     let Some(last) = reached.trace.last() else {
-        return String::from("this call");
+        return format!("this call {predicate}");
     };
-    if reached.trace.len() == 1 {
-        format!("`{}`", last.label)
-    } else {
-        format!(
-            "`{}` reaches `{}` ({})",
+    match reached.trace.len() {
+        1 => format!("`{}` {predicate}", last.label),
+        2 => format!(
+            "`{}` reaches `{}`, which {predicate}",
+            reached.trace[0].label, last.label
+        ),
+        _ => format!(
+            "`{}` reaches `{}` ({}), which {predicate}",
             reached.trace[0].label,
             last.label,
             trace_text(reached)
-        )
+        ),
     }
 }

@@ -1,7 +1,7 @@
 use crate::catalog::EffectKind;
 use crate::diagnostic::Severity;
 use crate::project::KeyStatus;
-use crate::rules::{Checker, TaskView, declare_rule, effect_subject};
+use crate::rules::{Checker, TaskView, declare_rule, effect_clause};
 
 declare_rule! {
     /// ## What it does
@@ -57,14 +57,12 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         }
         seen.push(effect.index);
         let e = &reached.effect;
-        let how = e
-            .key_hint
-            .clone()
-            .unwrap_or_else(|| "an idempotency key".to_string());
         let mut message = format!(
-            "{} is a {} call without an idempotency key: a second run of `{}` {}",
-            effect_subject(reached),
-            e.kind,
+            "{}: a second run of `{}` {}",
+            effect_clause(
+                reached,
+                &format!("is {} without an idempotency key", e.kind.noun())
+            ),
             task.function.name,
             e.kind.repeat()
         );
@@ -74,11 +72,12 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 e.sink
             ));
         }
-        let help = format!(
-            "pass {how} derived only from the task's arguments, e.g. `idempotency_key=f\"{}-{{{}}}\"`",
-            key_prefix(e.kind),
-            first_param(task)
+        let example = format!("f\"{}-{{{}}}\"", key_prefix(e.kind), first_param(task));
+        let how = e.key_spec.as_ref().map_or_else(
+            || format!("pass `idempotency_key={example}`"),
+            |spec| spec.example(&example),
         );
+        let help = format!("{how}: a key derived only from the task's arguments");
         let diagnostic = checker.report(&RULE, task.id.file, effect.range, message, help);
         if e.kind != EffectKind::Payment {
             diagnostic.severity = Severity::Warning;

@@ -1,5 +1,5 @@
 use crate::project::KeyStatus;
-use crate::rules::{Checker, TaskView, declare_rule, effect_subject};
+use crate::rules::{Checker, TaskView, declare_rule, effect_clause};
 
 declare_rule! {
     /// ## What it does
@@ -56,8 +56,11 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         }
         seen.push(effect.index);
         let message = format!(
-            "{} cannot take an idempotency key and no done-guard precedes it: every redelivery of `{}` {}",
-            effect_subject(reached),
+            "{}: every redelivery of `{}` {}",
+            effect_clause(
+                reached,
+                "cannot take an idempotency key and no done-guard precedes it"
+            ),
             task.function.name,
             reached.effect.kind.repeat()
         );

@@ -1,6 +1,6 @@
 use crate::facts::EventKind;
 use crate::project::KeyStatus;
-use crate::rules::{Checker, TaskView, declare_rule, effect_subject};
+use crate::rules::{Checker, TaskView, declare_rule, effect_clause};
 
 declare_rule! {
     /// ## What it does
@@ -88,8 +88,11 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let (row, _) =
             checker.project.files[task.id.file as usize].location(write_call.range.start());
         let message = format!(
-            "{} runs before its done state is written (line {row}): after a crash in between, the next delivery of `{}` passes the guard and {}",
-            effect_subject(reached),
+            "{}: after a crash in between, the next delivery of `{}` passes the guard and {}",
+            effect_clause(
+                reached,
+                &format!("runs before its done state is written (line {row})")
+            ),
             task.function.name,
             reached.effect.kind.repeat()
         );

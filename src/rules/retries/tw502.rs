@@ -1,5 +1,5 @@
 use crate::project::KeyStatus;
-use crate::rules::{Checker, EffectAt, TaskView, declare_rule, effect_subject};
+use crate::rules::{Checker, EffectAt, TaskView, declare_rule, effect_clause};
 
 declare_rule! {
     /// ## What it does
@@ -71,7 +71,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                         && project.effects_at(task.id, i).is_empty()
                 })
         });
-        let multi = effect.reached.effect.key_hint.is_none()
+        let multi = effect.reached.effect.key_spec.is_none()
             && task
                 .effects
                 .iter()
@@ -90,9 +90,14 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             continue;
         };
         let message = format!(
-            "{} is not recorded as done before the next step of `{}`: {why}, because progress is recorded at most once",
-            effect_subject(&effect.reached),
-            function.name
+            "{}: {why}, because progress is recorded at most once",
+            effect_clause(
+                &effect.reached,
+                &format!(
+                    "is not recorded as done before the next step of `{}`",
+                    function.name
+                )
+            )
         );
         let help = "split the work into a chain of idempotent tasks, or record each step (a marker per step checked first, or a key per call)".to_string();
         let diagnostic = checker.report(&RULE, task.id.file, effect.range, message, help);

@@ -1,0 +1,307 @@
+//! The `twice` binary: exit codes, output formats, configuration errors, noqa, selection and
+//! the `rule` command.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn twice(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_twice"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run twice")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+const UNKEYED: &str = "import stripe\nfrom celery import shared_task\n\n\n@shared_task\ndef charge(order_id):\n    stripe.PaymentIntent.create(amount=100, currency=\"eur\")\n";
+
+const MAILER: &str = "from celery import shared_task\nfrom django.core.mail import send_mail\n\n\n@shared_task\ndef notify(user_id):\n    send_mail(\"Hi\", \"body\", None, [\"a@example.com\"])\n";
+
+fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+    dir
+}
+
+#[test]
+fn exit_status_follows_ruff() {
+    let clean = project(&[("ok.py", "def f():\n    return 1\n")]);
+    let out = twice(clean.path(), &["check"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("All checks passed!"));
+
+    let dirty = project(&[("tasks.py", UNKEYED)]);
+    let out = twice(dirty.path(), &["check"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("Found 1 problem in 1 file (1 task checked)"),
+        "{}",
+        stdout(&out)
+    );
+
+    let out = twice(dirty.path(), &["check", "does-not-exist"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("does-not-exist"), "{}", stderr(&out));
+
+    let out = twice(dirty.path(), &["check", "--output-format", "yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn concise_and_json_formats() {
+    let dir = project(&[("tasks.py", UNKEYED)]);
+    let out = twice(dir.path(), &["check", "--output-format", "concise"]);
+    assert!(
+        stdout(&out).starts_with("tasks.py:7:5: TW101 "),
+        "{}",
+        stdout(&out)
+    );
+
+    let out = twice(dir.path(), &["check", "--output-format", "json"]);
+    let items: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let item = &items[0];
+    assert_eq!(item["code"], "TW101");
+    assert_eq!(item["name"], "effect-without-idempotency-key");
+    assert_eq!(item["severity"], "error");
+    assert_eq!(item["filename"], "tasks.py");
+    assert_eq!(item["location"]["row"], 7);
+    assert_eq!(item["location"]["column"], 5);
+    assert_eq!(item["end_location"]["row"], 7);
+    assert_eq!(item["task"], "tasks.charge");
+    assert!(item["trace"].as_array().is_some_and(Vec::is_empty));
+    assert!(item["fix"].is_null());
+    assert!(
+        item["help"]
+            .as_str()
+            .is_some_and(|h| h.contains("idempotency_key"))
+    );
+}
+
+#[test]
+fn full_format_has_a_frame_and_help() {
+    let dir = project(&[("tasks.py", UNKEYED)]);
+    let out = twice(dir.path(), &["check"]);
+    let text = stdout(&out);
+    assert!(text.contains("error[TW101]"), "{text}");
+    assert!(text.contains("--> tasks.py:7:5"), "{text}");
+    assert!(text.contains("^^^^"), "{text}");
+    assert!(text.contains("help: pass `idempotency_key="), "{text}");
+    assert!(
+        !text.contains('\u{1b}'),
+        "no colours with --color auto off a terminal"
+    );
+    let out = twice(dir.path(), &["check", "--color", "always"]);
+    assert!(stdout(&out).contains('\u{1b}'));
+}
+
+#[test]
+fn noqa_silences_the_reported_line() {
+    let coded = UNKEYED.replace("currency=\"eur\")", "currency=\"eur\")  # noqa: TW101");
+    let bare = UNKEYED.replace("currency=\"eur\")", "currency=\"eur\")  # noqa");
+    let other = UNKEYED.replace("currency=\"eur\")", "currency=\"eur\")  # noqa: TW102");
+    let dir = project(&[
+        ("coded.py", &coded),
+        ("bare.py", &bare),
+        ("other.py", &other),
+    ]);
+    let out = twice(dir.path(), &["check", "--output-format", "concise"]);
+    let text = stdout(&out);
+    assert!(!text.contains("coded.py"), "{text}");
+    assert!(!text.contains("bare.py"), "{text}");
+    assert!(text.contains("other.py:7:5: TW101"), "{text}");
+}
+
+#[test]
+fn select_and_ignore_take_codes_prefixes_and_names() {
+    let dir = project(&[("pay.py", UNKEYED), ("mail.py", MAILER)]);
+    let codes = |args: &[&str]| {
+        let mut all = vec!["check", "--output-format", "json"];
+        all.extend_from_slice(args);
+        let out = twice(dir.path(), &all);
+        let items: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let mut codes: Vec<String> = items
+            .as_array()
+            .expect("array")
+            .iter()
+            .map(|i| i["code"].as_str().unwrap_or_default().to_string())
+            .collect();
+        codes.sort();
+        codes
+    };
+    assert_eq!(codes(&[]), ["TW101", "TW102"]);
+    assert_eq!(codes(&["--select", "TW101"]), ["TW101"]);
+    assert_eq!(codes(&["--select", "unguarded-effect"]), ["TW102"]);
+    assert_eq!(
+        codes(&["--select", "ALL", "--ignore", "TW10"]),
+        Vec::<String>::new()
+    );
+    assert_eq!(codes(&["--select", "TW101", "--ignore", "TW1"]), ["TW101"]);
+    let out = twice(dir.path(), &["check", "--select", "TW999"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("TW999"));
+}
+
+#[test]
+fn configuration_is_read_and_validated() {
+    let dir = project(&[
+        ("tasks.py", UNKEYED),
+        ("pyproject.toml", "[tool.twice]\nignore = [\"TW101\"]\n"),
+    ]);
+    let out = twice(dir.path(), &["check"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let out = twice(dir.path(), &["check", "--isolated"]);
+    assert_eq!(out.status.code(), Some(1));
+
+    // twice.toml wins over pyproject.toml in the same folder.
+    std::fs::write(dir.path().join("twice.toml"), "select = [\"TW1\"]\n").expect("write");
+    let out = twice(dir.path(), &["check"]);
+    assert_eq!(out.status.code(), Some(1));
+
+    let bad = project(&[
+        ("tasks.py", UNKEYED),
+        ("pyproject.toml", "[tool.twice]\nselct = [\"TW1\"]\n"),
+    ]);
+    let out = twice(bad.path(), &["check"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("pyproject.toml") && err.contains("selct"),
+        "{err}"
+    );
+
+    let wrong_type = project(&[("pyproject.toml", "[tool.twice]\nheuristics = \"yes\"\n")]);
+    let out = twice(wrong_type.path(), &["check"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("bool"), "{}", stderr(&out));
+
+    let custom = project(&[
+        ("tasks.py", UNKEYED),
+        ("conf/strict.toml", "ignore = [\"TW1\"]\n"),
+    ]);
+    let out = twice(custom.path(), &["check", "--config", "conf/strict.toml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn user_effects_and_per_file_ignores_from_config() {
+    let code = "from celery import shared_task\nfrom ledgerkit import Ledger\n\nledger = Ledger()\n\n\n@shared_task\ndef post(entry_id):\n    ledger.post_transfer(amount=1)\n";
+    let config = "[tool.twice]\nper-file-ignores = { \"legacy/*\" = [\"TW1\"] }\n\n[tool.twice.effects]\n\"ledgerkit.Ledger.post_transfer\" = { kind = \"payment\", key = \"external_ref\" }\n";
+    let dir = project(&[
+        ("tasks.py", code),
+        ("legacy/old.py", code),
+        ("pyproject.toml", config),
+    ]);
+    let out = twice(dir.path(), &["check", "--output-format", "concise"]);
+    let text = stdout(&out);
+    assert!(text.contains("tasks.py:9:5: TW101"), "{text}");
+    assert!(!text.contains("legacy"), "{text}");
+    assert!(
+        text.contains("`external_ref=")
+            || stdout(&twice(dir.path(), &["check"])).contains("external_ref")
+    );
+}
+
+#[test]
+fn syntax_errors_and_unreadable_files_do_not_stop_the_check() {
+    let dir = project(&[("broken.py", "def f(:\n    pass\n"), ("tasks.py", UNKEYED)]);
+    std::fs::write(dir.path().join("latin1.py"), b"x = '\xe9'\n").expect("write");
+    let out = twice(dir.path(), &["check", "--output-format", "concise"]);
+    let text = stdout(&out);
+    assert!(text.contains("broken.py:1:7: TW001 syntax error"), "{text}");
+    assert!(text.contains("latin1.py:1:1: TW002"), "{text}");
+    assert!(text.contains("tasks.py:7:5: TW101"), "{text}");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn fix_and_diff_apply_update_fields() {
+    let code = "import requests\nfrom celery import shared_task\nfrom shop.models import Order\n\n\n@shared_task\ndef push(order_id):\n    order = Order.objects.get(pk=order_id)\n    requests.post(\"https://x\", headers={\"Idempotency-Key\": f\"o-{order_id}\"})\n    order.pushed = True\n    order.save()\n";
+    let dir = project(&[("tasks.py", code)]);
+    let out = twice(dir.path(), &["check", "--diff"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("+    order.save(update_fields=[\"pushed\"])"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("tasks.py")).expect("read"),
+        code,
+        "--diff changes nothing"
+    );
+
+    let out = twice(dir.path(), &["check", "--fix"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("Fixed 1 error."));
+    let fixed = std::fs::read_to_string(dir.path().join("tasks.py")).expect("read");
+    assert!(
+        fixed.contains("order.save(update_fields=[\"pushed\"])"),
+        "{fixed}"
+    );
+}
+
+#[test]
+fn rule_command_prints_documentation() {
+    let dir = project(&[]);
+    let out = twice(dir.path(), &["rule", "TW101"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(
+        text.contains("# effect-without-idempotency-key (TW101)"),
+        "{text}"
+    );
+    assert!(text.contains("## Why it matters on a second run"));
+    let out = twice(dir.path(), &["rule", "unguarded-effect"]);
+    assert!(stdout(&out).contains("(TW102)"));
+    let out = twice(dir.path(), &["rule", "--all"]);
+    assert!(stdout(&out).lines().any(|l| l.starts_with("TW502")));
+    let out = twice(dir.path(), &["rule", "TW999"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn broken_pipe_exits_quietly() {
+    let many: String = (0..400).map(|i| format!("\n@shared_task\ndef charge_{i}(order_id):\n    stripe.PaymentIntent.create(amount=100)\n")).collect();
+    let code = format!("import stripe\nfrom celery import shared_task\n{many}");
+    let dir = project(&[("tasks.py", &code)]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_twice"))
+        .args(["check"])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Close the read end at once: twice's writes fail with EPIPE.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
