@@ -12,7 +12,7 @@ use crate::discover::{discover, module_name, path_module_name};
 use crate::parse::{SourceFile, load};
 use crate::project::Project;
 use crate::registry::{INVALID_SYNTAX, UNREADABLE_FILE};
-use crate::rules::{Checker, check_tasks};
+use crate::rules::{Checker, check_all};
 
 /// The outcome of a check.
 pub struct Report {
@@ -75,7 +75,7 @@ fn check_in_pool(paths: &[PathBuf], settings: &Settings, cwd: &Path) -> Report {
     let project = Project::new(&files, &settings.catalog, settings.heuristics, &path_names);
     let enabled = |code: &str| settings.is_enabled(code);
     let mut checker = Checker::new(&project, &enabled);
-    check_tasks(&mut checker);
+    check_all(&mut checker);
     let mut diagnostics = checker.diagnostics;
     for (index, file) in files.iter().enumerate() {
         let file_id = u32::try_from(index).unwrap_or(u32::MAX);

@@ -11,8 +11,13 @@ use crate::catalog::{Catalog, EffectKind, Framework, KeySpec, Sink};
 use crate::facts::{
     BlockKind, CallSite, Class, EventKind, Function, GuardTest, Lit, ModuleFacts, Taint, Value,
 };
+use crate::models::Models;
 use crate::parse::SourceFile;
 use crate::path::{Call, QPath, Seg};
+use crate::settings::CelerySettings;
+
+/// Stands for the transaction of a function decorated `@transaction.atomic`.
+pub const FUNCTION_TRANSACTION: u32 = u32::MAX;
 
 /// A function of the project: file index and function index in that file's facts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -126,6 +131,8 @@ pub struct Project<'a> {
     /// Per file, per function, per event: how each call is classified.
     classes_of_calls: Vec<Vec<Vec<Option<CallClass>>>>,
     summaries: HashMap<FuncId, Summary>,
+    pub models: Models,
+    pub settings: CelerySettings,
 }
 
 impl<'a> Project<'a> {
@@ -182,10 +189,14 @@ impl<'a> Project<'a> {
             task_index: HashMap::new(),
             classes_of_calls: Vec::new(),
             summaries: HashMap::new(),
+            models: Models::default(),
+            settings: CelerySettings::default(),
         };
         project.find_tasks();
         project.classify_calls();
         project.summarize();
+        project.models = Models::build(&project);
+        project.settings = CelerySettings::build(&project);
         project
     }
 
@@ -221,6 +232,60 @@ impl<'a> Project<'a> {
 
     pub fn module_of(&self, name: &str) -> Option<u32> {
         self.modules.get(name).copied()
+    }
+
+    /// A value when it is known before run time: a literal, an expression of literals, or a
+    /// module constant (also one imported from another module of the project).
+    pub fn constant(&self, value: &Value) -> Option<Value> {
+        match &value.lit {
+            Lit::Other => {
+                let path = value.path.as_ref().filter(|p| !p.is_call())?;
+                let canonical = self.canonical(path);
+                let (name, module) = canonical.segs().split_last()?;
+                let file = self.module_of(&QPath(module.to_vec()).dotted())?;
+                let constant = self.facts(file)?.vars.get(&*name.name)?;
+                (!matches!(constant.lit, Lit::Other)).then(|| constant.clone())
+            }
+            _ => Some(value.clone()),
+        }
+    }
+
+    /// The facts of the module that defines `class`.
+    pub fn facts_of_class(&self, class: &Class) -> Option<&'a ModuleFacts> {
+        let &(file, _) = self.classes.get(&class.qualname)?;
+        self.facts(file)
+    }
+
+    /// The transaction blocks around `block` of a function, innermost first; a function
+    /// decorated `@transaction.atomic` adds [`FUNCTION_TRANSACTION`] last.
+    pub fn transactions_around(&self, id: FuncId, block: u32) -> Vec<u32> {
+        let Some(function) = self.function(id) else {
+            return Vec::new();
+        };
+        let spec = &self.catalog.transactions;
+        let mut found: Vec<u32> = function
+            .ancestors(block)
+            .filter(
+                |b| match function.blocks.get(*b as usize).map(|blk| &blk.kind) {
+                    Some(BlockKind::With { items }) => items.iter().any(|item| {
+                        item.path.as_ref().is_some_and(|path| {
+                            let receiver = path.0.len().checked_sub(2).map(|i| &*path.0[i].name);
+                            spec.is_context(&self.canonical(path), receiver)
+                        })
+                    }),
+                    _ => false,
+                },
+            )
+            .collect();
+        let decorated = function.decorators.iter().any(|d| {
+            d.path
+                .as_ref()
+                .is_some_and(|p| spec.is_decorator(&self.canonical(p)))
+        });
+        if decorated {
+            found.push(FUNCTION_TRANSACTION);
+        }
+        found
     }
 
     pub fn class(&self, qualname: &str) -> Option<(u32, &'a Class)> {

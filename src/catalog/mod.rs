@@ -241,6 +241,9 @@ pub struct FrameworkSpec {
     pub framework: Framework,
     pub enqueue_methods: Vec<String>,
     pub call_enqueues: bool,
+    pub time_limits: Vec<TimeLimitSpec>,
+    /// The framework's own bound on a run, in seconds, when the task sets none.
+    pub default_time_limit: Option<i64>,
 }
 
 #[derive(Debug)]
@@ -258,8 +261,13 @@ pub struct Catalog {
     pub rq_methods: Vec<String>,
     pub registry: Registry,
     pub locks: Vec<LockApi>,
+    pub lock_release: LockRelease,
     pub lock_extension: LockExtension,
     pub state_writes: StateWrites,
+    pub writes: Writes,
+    pub transactions: Transactions,
+    pub models: Models,
+    pub celery_settings: CelerySettingsSpec,
 }
 
 /// A sink declared by the user in `[tool.twice.effects]`.
@@ -289,8 +297,130 @@ struct RawCatalog {
     enqueue: RawEnqueue,
     registry: RawRegistry,
     lock: Vec<LockApi>,
+    lock_release: LockRelease,
     lock_extension: LockExtension,
     state_writes: StateWrites,
+    writes: RawWrites,
+    transactions: RawTransactions,
+    models: Models,
+    celery_settings: CelerySettingsSpec,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawWrites {
+    stored_values: Vec<String>,
+    counters: Vec<String>,
+    counter_methods: Vec<String>,
+    counter_receiver_words: Vec<String>,
+    open_functions: Vec<String>,
+    sql_methods: Vec<String>,
+    idempotent_insert: Vec<String>,
+    bulk_idempotent: Vec<String>,
+}
+
+/// Writes that accumulate when repeated (TW305).
+#[derive(Debug)]
+pub struct Writes {
+    stored_values: PatternSet<()>,
+    counters: PatternSet<()>,
+    pub counter_methods: Vec<String>,
+    pub counter_receiver_words: Vec<String>,
+    open_functions: PatternSet<()>,
+    pub sql_methods: Vec<String>,
+    pub idempotent_insert: Vec<String>,
+    pub bulk_idempotent: Vec<String>,
+}
+
+impl Writes {
+    pub fn is_counter(&self, path: &QPath, call: &CallSite) -> bool {
+        if self.counters.find(path).is_some() {
+            return true;
+        }
+        let receiver = call
+            .receiver
+            .as_deref()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        self.counter_methods.iter().any(|m| **m == *call.method)
+            && self
+                .counter_receiver_words
+                .iter()
+                .any(|w| receiver.contains(w.as_str()))
+    }
+
+    pub fn is_open(&self, path: &QPath) -> bool {
+        self.open_functions.find(path).is_some()
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawTransactions {
+    contexts: Vec<String>,
+    decorators: Vec<String>,
+    methods: Vec<String>,
+    receiver_words: Vec<String>,
+    on_commit: Vec<String>,
+}
+
+/// Database transactions: context managers, decorators, and what runs after the commit.
+#[derive(Debug)]
+pub struct Transactions {
+    contexts: PatternSet<()>,
+    decorators: PatternSet<()>,
+    pub methods: Vec<String>,
+    pub receiver_words: Vec<String>,
+    on_commit: PatternSet<()>,
+}
+
+impl Transactions {
+    /// Whether a `with` item (a resolved path, and the receiver name as written) opens one.
+    pub fn is_context(&self, path: &QPath, receiver: Option<&str>) -> bool {
+        if self.contexts.find(path).is_some() {
+            return true;
+        }
+        let Some(method) = path.last_name() else {
+            return false;
+        };
+        let receiver = receiver.unwrap_or_default().to_ascii_lowercase();
+        path.is_call()
+            && self.methods.iter().any(|m| m == method)
+            && self
+                .receiver_words
+                .iter()
+                .any(|w| receiver.contains(w.as_str()))
+    }
+
+    pub fn is_decorator(&self, path: &QPath) -> bool {
+        self.decorators.find(path).is_some()
+    }
+
+    pub fn is_on_commit(&self, path: &QPath) -> bool {
+        self.on_commit.find(path).is_some()
+    }
+}
+
+/// What makes a class a model and its fields unique.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Models {
+    pub django_bases: Vec<String>,
+    pub unique_fields: Vec<String>,
+    pub relation_fields: Vec<String>,
+    pub unique_constraints: Vec<String>,
+    pub sqlalchemy_bases: Vec<String>,
+    pub sqlalchemy_columns: Vec<String>,
+    pub sqlalchemy_unique: Vec<String>,
+    pub dedup_name_parts: Vec<String>,
+}
+
+/// How Celery settings are named and what brokers redeliver.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct CelerySettingsSpec {
+    pub old_names: HashMap<String, String>,
+    pub visibility_timeouts: HashMap<String, i64>,
 }
 
 /// Cache and Redis writes that record a done state.
@@ -348,6 +478,7 @@ pub enum MissingTtl {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct LockApi {
     pub api: String,
+    pub kind: LockKind,
     calls: Vec<String>,
     #[serde(skip)]
     patterns: Vec<Pattern>,
@@ -357,6 +488,39 @@ pub struct LockApi {
     pub missing_ttl: MissingTtl,
     #[serde(default)]
     receiver_words: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LockKind {
+    /// Always a lock.
+    Lock,
+    /// A lock when released, a de-duplication marker when not.
+    SetIfAbsent,
+}
+
+/// A task option that bounds a run.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeLimitSpec {
+    pub keyword: String,
+    pub unit: TimeUnit,
+}
+
+impl TimeUnit {
+    /// Whole seconds of a value in this unit.
+    pub fn seconds(self, value: i64) -> i64 {
+        match self {
+            TimeUnit::Seconds => value,
+            TimeUnit::Milliseconds => value / 1000,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LockRelease {
+    pub methods: Vec<String>,
 }
 
 /// What a lock call says of its expiry.
@@ -470,6 +634,9 @@ struct RawFramework {
     #[serde(default)]
     call_enqueues: bool,
     #[serde(default)]
+    time_limits: Vec<TimeLimitSpec>,
+    default_time_limit: Option<i64>,
+    #[serde(default)]
     #[expect(
         dead_code,
         reason = "documents the retry method in the data; Celery's is the only one read"
@@ -550,6 +717,8 @@ impl Catalog {
                 framework: fw.name,
                 enqueue_methods: fw.enqueue_methods,
                 call_enqueues: fw.call_enqueues,
+                time_limits: fw.time_limits,
+                default_time_limit: fw.default_time_limit,
             });
         }
         for pattern in task_decorators {
@@ -597,8 +766,28 @@ impl Catalog {
                     lock
                 })
                 .collect(),
+            lock_release: raw.lock_release,
             lock_extension: raw.lock_extension,
             state_writes: raw.state_writes,
+            writes: Writes {
+                stored_values: pattern_set(&raw.writes.stored_values),
+                counters: pattern_set(&raw.writes.counters),
+                counter_methods: raw.writes.counter_methods,
+                counter_receiver_words: raw.writes.counter_receiver_words,
+                open_functions: pattern_set(&raw.writes.open_functions),
+                sql_methods: raw.writes.sql_methods,
+                idempotent_insert: raw.writes.idempotent_insert,
+                bulk_idempotent: raw.writes.bulk_idempotent,
+            },
+            transactions: Transactions {
+                contexts: pattern_set(&raw.transactions.contexts),
+                decorators: pattern_set(&raw.transactions.decorators),
+                methods: raw.transactions.methods,
+                receiver_words: raw.transactions.receiver_words,
+                on_commit: pattern_set(&raw.transactions.on_commit),
+            },
+            models: raw.models,
+            celery_settings: raw.celery_settings,
         }
     }
 
@@ -606,6 +795,11 @@ impl Catalog {
     pub fn sink(&self, path: &QPath) -> Option<(usize, &Sink)> {
         let index = self.effects.find_last_inserted(path)?;
         Some((index, &self.sinks[index]))
+    }
+
+    /// `F("x")`: an expression that reads the stored value.
+    pub fn is_stored_value(&self, path: &QPath) -> bool {
+        self.writes.stored_values.find(path).is_some()
     }
 
     pub fn is_nondeterministic(&self, path: &QPath) -> bool {
@@ -661,6 +855,14 @@ impl Catalog {
             .iter()
             .find(|spec| spec.framework == framework)
     }
+}
+
+fn pattern_set(patterns: &[String]) -> PatternSet<()> {
+    let mut set = PatternSet::default();
+    for pattern in patterns {
+        set.insert(pattern, ());
+    }
+    set
 }
 
 impl PatternSet<usize> {

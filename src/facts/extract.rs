@@ -13,8 +13,8 @@ use ruff_python_ast::{
 use ruff_text_size::{Ranged, TextRange};
 
 use super::{
-    AttrAssign, Block, BlockKind, CallSite, Class, Decorator, Event, EventKind, Exit, Function,
-    Guard, GuardTest, Lit, ModuleFacts, Param, Taint, Value,
+    AttrAssign, Block, BlockKind, CallArgs, CallSite, Class, Decorator, Event, EventKind, Exit,
+    Function, Guard, GuardTest, Lit, ModuleFacts, Param, Taint, Value,
 };
 use crate::catalog::Catalog;
 use crate::path::{Call, QPath, Seg};
@@ -34,6 +34,7 @@ pub fn extract(suite: &[Stmt], module: &str, is_package: bool, catalog: &Catalog
         top_level: HashMap::new(),
         classes: Vec::new(),
         functions: Vec::new(),
+        deleted_tables: Vec::new(),
     };
     ex.prescan(suite);
     ex.functions.push(new_function(
@@ -65,6 +66,7 @@ pub fn extract(suite: &[Stmt], module: &str, is_package: bool, catalog: &Catalog
         vars: ex.module_vars,
         classes: ex.classes,
         functions: ex.functions,
+        deleted_tables: ex.deleted_tables,
     }
 }
 
@@ -111,6 +113,7 @@ struct Extractor<'c> {
     top_level: HashMap<String, TopLevel>,
     classes: Vec<Class>,
     functions: Vec<Function>,
+    deleted_tables: Vec<String>,
 }
 
 impl Extractor<'_> {
@@ -230,6 +233,8 @@ struct Walker<'e, 'c> {
     returns: Vec<Value>,
     /// Whether calls become events (off while evaluating `self.x` assignments ahead of time).
     emit: bool,
+    /// Evaluating a class body: calls keep their arguments (model fields, `Meta` constraints).
+    class_body: bool,
 }
 
 type Pending<'a> = Vec<(usize, &'a ast::StmtFunctionDef)>;
@@ -253,6 +258,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             }],
             returns: Vec::new(),
             emit: true,
+            class_body: false,
         }
     }
 
@@ -389,10 +395,12 @@ impl<'e, 'c> Walker<'e, 'c> {
                 match &*assign.target {
                     Expr::Attribute(attr) => {
                         if let Some(var) = root_name(&attr.value) {
+                            let object = self.pure(&attr.value).path;
                             self.push_event(
                                 block,
                                 EventKind::AttrAssign(AttrAssign {
                                     range: assign.range,
+                                    object,
                                     var: var.into(),
                                     attr: attr.attr.as_str().into(),
                                     augmented: true,
@@ -524,6 +532,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         self.suite(&stmt_try.body, body, pending);
         self.suite(&stmt_try.orelse, body, pending);
         let mut integrity_exit = None;
+        let body_events = self.events.len();
         for ast::ExceptHandler::ExceptHandler(handler) in &stmt_try.handlers {
             let catches: Vec<QPath> = match handler.type_.as_deref() {
                 Some(Expr::Tuple(tuple)) => tuple
@@ -549,11 +558,35 @@ impl<'e, 'c> Walker<'e, 'c> {
         let finally = self.push_block(block, BlockKind::Finally);
         self.suite(&stmt_try.finalbody, finally, pending);
         if let Some(exit) = integrity_exit {
+            // The insert the handler protects: the last write call in the `try` body.
+            let marker =
+                self.events[..body_events]
+                    .iter()
+                    .rev()
+                    .find_map(|event| match &event.kind {
+                        EventKind::Call(call)
+                            if self.blocks_within(event.block, body)
+                                && matches!(
+                                    &*call.method,
+                                    "create"
+                                        | "acreate"
+                                        | "save"
+                                        | "asave"
+                                        | "get_or_create"
+                                        | "bulk_create"
+                                        | "execute"
+                                        | "insert"
+                                ) =>
+                        {
+                            Some(call.range)
+                        }
+                        _ => None,
+                    });
             self.push_event(
                 block,
                 EventKind::Guard(Guard {
                     range: stmt_try.range,
-                    test: GuardTest::Integrity,
+                    test: GuardTest::Integrity { marker },
                     exit,
                 }),
             );
@@ -664,7 +697,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         for stmt in &def.body {
             match stmt {
                 Stmt::Assign(assign) => {
-                    let value = self.pure_in(&assign.value, 0);
+                    let value = self.class_value(&assign.value);
                     for target in &assign.targets {
                         if let Expr::Name(name) = target {
                             self.ex.classes[index]
@@ -675,7 +708,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
                 Stmt::AnnAssign(assign) => {
                     if let (Expr::Name(name), Some(value)) = (&*assign.target, &assign.value) {
-                        let value = self.pure_in(value, 0);
+                        let value = self.class_value(value);
                         self.ex.classes[index]
                             .attrs
                             .insert(name.id.as_str().to_string(), value);
@@ -814,6 +847,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                         },
                     };
                     if is_get_or_create {
+                        item.range = value.range;
                         if i == 0 {
                             item.path = value.path.clone();
                         } else if i == 1 {
@@ -825,10 +859,12 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             Expr::Attribute(attr) => {
                 if let Some(var) = root_name(&attr.value) {
+                    let object = self.pure(&attr.value).path;
                     self.push_event(
                         block,
                         EventKind::AttrAssign(AttrAssign {
                             range: target.range(),
+                            object,
                             var: var.into(),
                             attr: attr.attr.as_str().into(),
                             augmented: false,
@@ -868,21 +904,35 @@ impl<'e, 'c> Walker<'e, 'c> {
         match test {
             Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => {
                 let inner = self.pure(&unary.operand);
+                // Where the marker was made: the call itself, or the call a name was bound to.
+                let marker = match &*unary.operand {
+                    Expr::Name(name) => self
+                        .lookup_local(name.id.as_str())
+                        .map_or(inner.range, |v| v.range),
+                    _ => inner.range,
+                };
                 if inner.flags & Value::CREATED != 0 {
-                    return Some(GuardTest::NotCreated);
+                    return Some(GuardTest::NotCreated {
+                        marker,
+                        compound: false,
+                    });
                 }
                 if inner.flags & Value::MARKER != 0 {
-                    return Some(GuardTest::NotMarker {
-                        range: unary.operand.range(),
-                    });
+                    return Some(GuardTest::NotMarker { marker });
                 }
                 None
             }
             Expr::BoolOp(bool_op) if bool_op.op == BoolOp::And => {
                 // `if not created and ...:`, `if x.sent and y:`: the first done-check decides.
+                let compound = bool_op.values.len() > 1;
                 bool_op.values.iter().find_map(|v| {
                     let inner = self.pure(v);
-                    self.guard_test(v, &inner)
+                    self.guard_test(v, &inner).map(|test| match test {
+                        GuardTest::NotCreated { marker, .. } => {
+                            GuardTest::NotCreated { marker, compound }
+                        }
+                        other => other,
+                    })
                 })
             }
             Expr::BoolOp(bool_op) if bool_op.op == BoolOp::Or => {
@@ -965,15 +1015,41 @@ impl<'e, 'c> Walker<'e, 'c> {
         value
     }
 
+    /// Evaluates a class-level value, keeping the arguments of its calls.
+    fn class_value(&mut self, expr: &Expr) -> Value {
+        let class_body = std::mem::replace(&mut self.class_body, true);
+        let value = self.pure_in(expr, 0);
+        self.class_body = class_body;
+        value
+    }
+
+    /// Whether `block` is `ancestor` or inside it, in the blocks built so far.
+    fn blocks_within(&self, block: u32, ancestor: u32) -> bool {
+        let mut current = Some(block);
+        while let Some(b) = current {
+            if b == ancestor {
+                return true;
+            }
+            current = self.blocks.get(b as usize).and_then(|blk| blk.parent);
+        }
+        false
+    }
+
     /// Evaluates an expression: records the calls in it as events (in evaluation order) and
     /// returns what the analysis knows of its value.
     fn expr(&mut self, expr: &Expr, block: u32) -> Value {
         let range = expr.range();
         let mut value = match expr {
-            Expr::StringLiteral(s) => Value {
-                lit: Lit::Str(s.value.to_str().into()),
-                ..Value::default()
-            },
+            Expr::StringLiteral(s) => {
+                let text = s.value.to_str();
+                if let Some(table) = deleted_table(text) {
+                    self.ex.deleted_tables.push(table);
+                }
+                Value {
+                    lit: Lit::Str(text.into()),
+                    ..Value::default()
+                }
+            }
             Expr::NumberLiteral(n) => Value {
                 lit: match &n.value {
                     Number::Int(i) => i.as_i64().map_or(Lit::Other, Lit::Int),
@@ -1018,6 +1094,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
                 merge_taint(&mut value.taint, &left.taint);
                 merge_taint(&mut value.taint, &right.taint);
+                let catalog = self.ex.catalog;
+                let is_stored =
+                    |v: &Value| v.path.as_ref().is_some_and(|p| catalog.is_stored_value(p));
+                if matches!(bin.op, Operator::Add | Operator::Sub)
+                    && (is_stored(&left) || is_stored(&right))
+                {
+                    value.flags |= Value::ACCUMULATES;
+                }
                 value
             }
             Expr::UnaryOp(unary) => {
@@ -1315,6 +1399,12 @@ impl<'e, 'c> Walker<'e, 'c> {
         let mut value = Value {
             path: path.clone(),
             first_arg: args.first().cloned().map(Box::new),
+            call: self.class_body.then(|| {
+                Box::new(CallArgs {
+                    args: args.clone(),
+                    keywords: keywords.clone(),
+                })
+            }),
             ..Value::default()
         };
         merge_taint(&mut value.taint, &func.taint);
@@ -1384,6 +1474,23 @@ impl<'e, 'c> Walker<'e, 'c> {
         );
         value
     }
+}
+
+/// The table of a `DELETE FROM <table>` statement in a string literal, lower-case.
+fn deleted_table(text: &str) -> Option<String> {
+    let lower = text.get(..text.len().min(4096))?.to_ascii_lowercase();
+    let at = lower.find("delete")?;
+    let rest = lower[at + "delete".len()..]
+        .trim_start()
+        .strip_prefix("from")?;
+    let table: String = rest
+        .trim_start()
+        .trim_start_matches(['"', '`', '['])
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'))
+        .collect();
+    let table = table.rsplit('.').next().unwrap_or_default().to_string();
+    (!table.is_empty()).then_some(table)
 }
 
 fn qualify(module: &str, name: &str) -> String {

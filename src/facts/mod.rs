@@ -28,6 +28,24 @@ pub struct Value {
     pub flags: u8,
     /// For a call: its first positional argument (`func(book_pickup, ...)`).
     pub first_arg: Option<Box<Value>>,
+    /// For a call in a class body (model fields, `Meta` constraints): its arguments.
+    pub call: Option<Box<CallArgs>>,
+}
+
+/// The arguments of a call kept with its value.
+#[derive(Clone, Debug, Default)]
+pub struct CallArgs {
+    pub args: Vec<Value>,
+    pub keywords: Vec<(Box<str>, Value)>,
+}
+
+impl CallArgs {
+    pub fn keyword(&self, name: &str) -> Option<&Value> {
+        self.keywords
+            .iter()
+            .find(|(k, _)| &**k == name)
+            .map(|(_, v)| v)
+    }
 }
 
 impl Value {
@@ -35,6 +53,8 @@ impl Value {
     pub const CREATED: u8 = 1;
     /// The result of a set-if-absent call (`set(nx=True)`, `cache.add`).
     pub const MARKER: u8 = 2;
+    /// An increment of a stored value: `F("x") + n`.
+    pub const ACCUMULATES: u8 = 4;
 
     pub fn is_none(&self) -> bool {
         matches!(self.lit, Lit::None)
@@ -124,6 +144,8 @@ pub struct ModuleFacts {
     pub classes: Vec<Class>,
     /// Functions and methods; index 0 is the module body.
     pub functions: Vec<Function>,
+    /// Tables named by `DELETE FROM <table>` in the module's string literals, lower-case.
+    pub deleted_tables: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -328,12 +350,13 @@ pub struct Guard {
 pub enum GuardTest {
     /// `if x.flag:`, `if x.status == "sent":`, `.exists()`, `cache.get(k)`.
     DoneCheck,
-    /// `if not created:` after `get_or_create`.
-    NotCreated,
-    /// `if not redis.set(k, v, nx=True):`, `if not cache.add(...)`.
-    NotMarker { range: TextRange },
-    /// `try: ...create(...) except IntegrityError: return`.
-    Integrity,
+    /// `if not created:` after `get_or_create`; `marker` is that call. `compound` when the test
+    /// also checks something else (`if not created and obj.status == "sent"`: pending → done).
+    NotCreated { marker: TextRange, compound: bool },
+    /// `if not redis.set(k, v, nx=True):`, `if not cache.add(...)`; `marker` is that call.
+    NotMarker { marker: TextRange },
+    /// `try: ...create(...) except IntegrityError: return`; `marker` is the insert in the `try`.
+    Integrity { marker: Option<TextRange> },
     /// `if helper(...):`, a done-check when the helper's summary says so.
     Helper { path: QPath },
 }
@@ -348,6 +371,8 @@ pub enum Exit {
 #[derive(Debug)]
 pub struct AttrAssign {
     pub range: TextRange,
+    /// The resolved path of the object written to (`celery.Celery().conf` for `app.conf.x = 1`).
+    pub object: Option<QPath>,
     pub var: Box<str>,
     pub attr: Box<str>,
     pub augmented: bool,

@@ -7,9 +7,12 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::facts::Function;
 use crate::project::{FuncId, Project, Reached, Task};
 
+pub mod config;
 pub mod effects;
 pub mod keys;
+pub mod locks;
 pub mod retries;
+pub mod transactions;
 
 /// What `twice rule` and the registry know of a rule.
 #[derive(Debug)]
@@ -167,32 +170,54 @@ pub const ALL: &[&RuleMeta] = &[
     &effects::tw104::RULE,
     &keys::tw201::RULE,
     &keys::tw202::RULE,
+    &transactions::tw301::RULE,
+    &transactions::tw302::RULE,
+    &transactions::tw303::RULE,
+    &transactions::tw304::RULE,
+    &transactions::tw305::RULE,
+    &locks::tw401::RULE,
+    &locks::tw402::RULE,
+    &locks::tw403::RULE,
     &retries::tw501::RULE,
     &retries::tw502::RULE,
+    &config::tw601::RULE,
+    &config::tw602::RULE,
 ];
 
-/// Runs every task rule over every task of the project.
-pub fn check_tasks(checker: &mut Checker) {
+/// Runs every rule: the task rules over every task, then the project-wide ones.
+pub fn check_all(checker: &mut Checker) {
     let project = checker.project;
-    for task in &project.tasks {
-        let Some(view) = TaskView::new(project, task) else {
-            continue;
-        };
+    let views: Vec<TaskView> = project
+        .tasks
+        .iter()
+        .filter_map(|task| TaskView::new(project, task))
+        .collect();
+    for view in &views {
         let before = checker.diagnostics.len();
-        effects::tw101::check(checker, &view);
-        effects::tw102::check(checker, &view);
-        effects::tw103::check(checker, &view);
-        effects::tw104::check(checker, &view);
-        keys::tw201::check(checker, &view);
-        keys::tw202::check(checker, &view);
-        retries::tw501::check(checker, &view);
-        retries::tw502::check(checker, &view);
+        effects::tw101::check(checker, view);
+        effects::tw102::check(checker, view);
+        effects::tw103::check(checker, view);
+        effects::tw104::check(checker, view);
+        keys::tw201::check(checker, view);
+        keys::tw202::check(checker, view);
+        transactions::tw303::check(checker, view);
+        transactions::tw304::check(checker, view);
+        transactions::tw305::check(checker, view);
+        locks::tw401::check(checker, view);
+        locks::tw402::check(checker, view);
+        retries::tw501::check(checker, view);
+        retries::tw502::check(checker, view);
         for diagnostic in &mut checker.diagnostics[before..] {
             diagnostic
                 .task
                 .get_or_insert_with(|| view.function.qualname.clone());
         }
     }
+    transactions::tw301::check_project(checker);
+    transactions::tw302::check_project(checker);
+    locks::tw403::check_project(checker, &views);
+    config::tw601::check_project(checker, &views);
+    config::tw602::check_project(checker, &views);
 }
 
 /// `reached` as a path for messages: `charge_order → create_order_intent → stripe.PaymentIntent.create`.

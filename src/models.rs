@@ -1,0 +1,382 @@
+//! Models of the project: Django models (with abstract bases and inheritance) and SQLAlchemy
+//! declarative models, their fields, what makes them unique, their tables, and which of them
+//! the project ever deletes rows of.
+
+use std::collections::{HashMap, HashSet};
+
+use ruff_text_size::TextRange;
+
+use crate::facts::{Class, EventKind, Lit, Value};
+use crate::path::QPath;
+use crate::project::Project;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Orm {
+    Django,
+    SqlAlchemy,
+}
+
+#[derive(Debug)]
+pub struct Model {
+    pub file: u32,
+    pub qualname: String,
+    pub name: String,
+    /// The `class` line, for reports about the model.
+    pub name_range: TextRange,
+    pub orm: Orm,
+    pub is_abstract: bool,
+    /// The database table, lower-case.
+    pub table: String,
+    /// Field sets with a unique constraint (each a single field, or several together).
+    pub unique_sets: Vec<Vec<String>>,
+    /// Relation fields: looked up as `<name>` or `<name>_id`.
+    pub relations: Vec<String>,
+}
+
+impl Model {
+    /// Whether a lookup on these fields can only match one row: some unique set is contained in
+    /// it. `pk`/`id` lookups are unique by definition.
+    pub fn lookup_is_unique(&self, fields: &[String]) -> bool {
+        let normal: HashSet<String> = fields.iter().map(|f| self.normalize(f)).collect();
+        if normal.contains("pk") || normal.contains("id") {
+            return true;
+        }
+        self.unique_sets
+            .iter()
+            .any(|set| !set.is_empty() && set.iter().all(|f| normal.contains(&self.normalize(f))))
+    }
+
+    /// `user_id` → `user` for a relation; anything after `__` is a lookup on another table.
+    fn normalize(&self, field: &str) -> String {
+        let field = field.split("__").next().unwrap_or(field);
+        if let Some(base) = field.strip_suffix("_id")
+            && self.relations.iter().any(|r| r == base)
+        {
+            return base.to_string();
+        }
+        field.to_string()
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Models {
+    pub list: Vec<Model>,
+    by_qualname: HashMap<String, usize>,
+    /// Models some code deletes rows of (by index into `list`).
+    deleted: HashSet<usize>,
+}
+
+impl Models {
+    pub fn get(&self, qualname: &str) -> Option<&Model> {
+        self.by_qualname.get(qualname).map(|&i| &self.list[i])
+    }
+
+    pub fn index(&self, qualname: &str) -> Option<usize> {
+        self.by_qualname.get(qualname).copied()
+    }
+
+    pub fn is_deleted(&self, index: usize) -> bool {
+        self.deleted.contains(&index)
+    }
+
+    pub fn build(project: &Project) -> Models {
+        let mut models = Models::default();
+        let mut memo: HashMap<String, Option<Orm>> = HashMap::new();
+        for (fi, file) in project.files.iter().enumerate() {
+            let Some(facts) = &file.facts else { continue };
+            let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
+            for class in &facts.classes {
+                let Some(orm) = orm_of(project, class, &mut memo, 0) else {
+                    continue;
+                };
+                let model = build_model(project, file_id, &facts.module, class, orm);
+                models
+                    .by_qualname
+                    .insert(model.qualname.clone(), models.list.len());
+                models.list.push(model);
+            }
+        }
+        models.find_deletions(project);
+        models
+    }
+
+    /// The model a call's receiver names: `Order.objects.filter(...)`, `Order._default_manager`.
+    pub fn model_of_manager_call(&self, project: &Project, path: &QPath) -> Option<usize> {
+        let at = path
+            .0
+            .iter()
+            .position(|s| matches!(&*s.name, "objects" | "_default_manager" | "all_objects"))?;
+        let model = project.canonical(&QPath(path.0[..at].to_vec()));
+        self.index(&model.dotted())
+    }
+
+    fn find_deletions(&mut self, project: &Project) {
+        let mut tables: HashSet<String> = HashSet::new();
+        for file in project.files {
+            let Some(facts) = &file.facts else { continue };
+            tables.extend(facts.deleted_tables.iter().cloned());
+            for function in &facts.functions {
+                let mut queried: Vec<usize> = Vec::new();
+                for event in &function.events {
+                    let EventKind::Call(call) = &event.kind else {
+                        continue;
+                    };
+                    let Some(path) = &call.path else { continue };
+                    // `session.query(Model)`, `delete(Model)`: the model is the first argument.
+                    let first_model = call
+                        .args
+                        .first()
+                        .and_then(|a| a.path.as_ref())
+                        .and_then(|p| self.index(&project.canonical(p).dotted()));
+                    if &*call.method == "query"
+                        && let Some(model) = first_model
+                    {
+                        queried.push(model);
+                    }
+                    if !matches!(&*call.method, "delete" | "adelete" | "_raw_delete") {
+                        continue;
+                    }
+                    if let Some(model) = self.model_of_manager_call(project, path) {
+                        self.deleted.insert(model);
+                    } else if let Some(model) = first_model {
+                        self.deleted.insert(model);
+                    } else if path.contains("query") {
+                        self.deleted.extend(queried.iter().copied());
+                    }
+                }
+            }
+        }
+        for (i, model) in self.list.iter().enumerate() {
+            if tables.contains(&model.table) {
+                self.deleted.insert(i);
+            }
+        }
+    }
+}
+
+fn orm_of(
+    project: &Project,
+    class: &Class,
+    memo: &mut HashMap<String, Option<Orm>>,
+    depth: u32,
+) -> Option<Orm> {
+    if depth > 12 {
+        return None;
+    }
+    if let Some(known) = memo.get(&class.qualname) {
+        return *known;
+    }
+    let spec = &project.catalog.models;
+    let mut found = None;
+    for base in &class.bases {
+        let canonical = project.canonical(base);
+        let dotted = canonical.dotted();
+        if spec.django_bases.contains(&dotted) {
+            found = Some(Orm::Django);
+        } else if spec.sqlalchemy_bases.contains(&dotted) {
+            found = Some(Orm::SqlAlchemy);
+        } else if let Some((_, parent)) = project.class(&dotted) {
+            found = orm_of(project, parent, memo, depth + 1);
+        }
+        if found.is_some() {
+            break;
+        }
+    }
+    memo.insert(class.qualname.clone(), found);
+    found
+}
+
+fn build_model(project: &Project, file: u32, module: &str, class: &Class, orm: Orm) -> Model {
+    let mut model = Model {
+        file,
+        qualname: class.qualname.clone(),
+        name: class.name.clone(),
+        name_range: class.name_range,
+        orm,
+        is_abstract: false,
+        table: String::new(),
+        unique_sets: Vec::new(),
+        relations: Vec::new(),
+    };
+    collect(project, class, &mut model, 0);
+    if model.table.is_empty() {
+        model.table = default_table(module, &class.name, class, project);
+    }
+    model
+}
+
+/// Fields and constraints of a class and its model bases (abstract or not).
+fn collect(project: &Project, class: &Class, model: &mut Model, depth: u32) {
+    if depth > 12 {
+        return;
+    }
+    let spec = &project.catalog.models;
+    let is_root = depth == 0;
+    for (name, value) in &class.attrs {
+        let Some(path) = &value.path else { continue };
+        let field_class = path.last_name().unwrap_or_default();
+        let Some(call) = &value.call else { continue };
+        let flag = |key: &str| call.keyword(key).and_then(Value::as_bool) == Some(true);
+        match model.orm {
+            Orm::Django => {
+                let is_field = field_class.ends_with("Field")
+                    || spec.relation_fields.iter().any(|f| f == field_class);
+                if !is_field {
+                    continue;
+                }
+                if spec.relation_fields.iter().any(|f| f == field_class) {
+                    model.relations.push(name.clone());
+                }
+                if flag("unique")
+                    || flag("primary_key")
+                    || spec.unique_fields.iter().any(|f| f == field_class)
+                {
+                    model.unique_sets.push(vec![name.clone()]);
+                }
+            }
+            Orm::SqlAlchemy => {
+                let canonical = project.canonical(path).dotted();
+                let is_column = spec.sqlalchemy_columns.contains(&canonical)
+                    || matches!(field_class, "Column" | "mapped_column");
+                if is_column && (flag("unique") || flag("primary_key")) {
+                    model.unique_sets.push(vec![name.clone()]);
+                }
+            }
+        }
+    }
+    match model.orm {
+        Orm::Django => {
+            let facts = project.facts_of_class(class);
+            if let Some(meta) = class
+                .inner
+                .iter()
+                .filter_map(|&i| facts.and_then(|f| f.classes.get(i)))
+                .find(|c| c.name == "Meta")
+            {
+                if is_root {
+                    model.is_abstract =
+                        meta.attrs.get("abstract").and_then(Value::as_bool) == Some(true);
+                    if let Some(table) = meta.attrs.get("db_table").and_then(Value::as_str) {
+                        model.table = table.to_ascii_lowercase();
+                    }
+                }
+                if let Some(together) = meta.attrs.get("unique_together") {
+                    model.unique_sets.extend(field_sets(together));
+                }
+                if let Some(Value {
+                    lit: Lit::Seq(constraints),
+                    ..
+                }) = meta.attrs.get("constraints")
+                {
+                    for constraint in constraints {
+                        let (Some(path), Some(call)) = (&constraint.path, &constraint.call) else {
+                            continue;
+                        };
+                        let canonical = project.canonical(path).dotted();
+                        let is_unique = spec.unique_constraints.contains(&canonical)
+                            || path.last_name() == Some("UniqueConstraint");
+                        if !is_unique || call.keyword("condition").is_some() {
+                            continue;
+                        }
+                        if let Some(fields) = call.keyword("fields").map(strings) {
+                            model.unique_sets.push(fields);
+                        }
+                    }
+                }
+            }
+        }
+        Orm::SqlAlchemy => {
+            if is_root && let Some(table) = class.attrs.get("__tablename__").and_then(Value::as_str)
+            {
+                model.table = table.to_ascii_lowercase();
+            }
+            if let Some(Value {
+                lit: Lit::Seq(items),
+                ..
+            }) = class.attrs.get("__table_args__")
+            {
+                for item in items {
+                    let (Some(path), Some(call)) = (&item.path, &item.call) else {
+                        continue;
+                    };
+                    let kind = path.last_name().unwrap_or_default();
+                    let columns: Vec<String> = call
+                        .args
+                        .iter()
+                        .filter_map(|a| a.as_str().map(str::to_string))
+                        .collect();
+                    match kind {
+                        "UniqueConstraint" if !columns.is_empty() => {
+                            model.unique_sets.push(columns)
+                        }
+                        "Index"
+                            if call.keyword("unique").and_then(Value::as_bool) == Some(true)
+                                && columns.len() > 1 =>
+                        {
+                            model.unique_sets.push(columns[1..].to_vec());
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    for base in &class.bases {
+        let canonical = project.canonical(base).dotted();
+        if let Some((_, parent)) = project.class(&canonical) {
+            collect(project, parent, model, depth + 1);
+        }
+    }
+}
+
+/// `unique_together = [("a", "b"), ("c", "d")]` or a single `("a", "b")`.
+fn field_sets(value: &Value) -> Vec<Vec<String>> {
+    let Lit::Seq(items) = &value.lit else {
+        return Vec::new();
+    };
+    if items.iter().all(|i| i.as_str().is_some()) {
+        return vec![strings(value)];
+    }
+    items
+        .iter()
+        .map(strings)
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+fn strings(value: &Value) -> Vec<String> {
+    match &value.lit {
+        Lit::Seq(items) => items
+            .iter()
+            .filter_map(|i| i.as_str().map(str::to_string))
+            .collect(),
+        Lit::Str(s) => vec![s.to_string()],
+        _ => Vec::new(),
+    }
+}
+
+/// Django's default table: `<app_label>_<model name lower-case>`, the app label being the
+/// package that holds `models` (or `Meta.app_label`).
+fn default_table(module: &str, name: &str, class: &Class, project: &Project) -> String {
+    let facts = project.facts_of_class(class);
+    let explicit = class
+        .inner
+        .iter()
+        .filter_map(|&i| facts.and_then(|f| f.classes.get(i)))
+        .find(|c| c.name == "Meta")
+        .and_then(|meta| meta.attrs.get("app_label"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let parts: Vec<&str> = module.split('.').collect();
+    let app = explicit.unwrap_or_else(|| match parts.iter().position(|p| *p == "models") {
+        Some(at) if at > 0 => parts[at - 1].to_string(),
+        _ => parts
+            .iter()
+            .rev()
+            .nth(1)
+            .copied()
+            .unwrap_or(parts[0])
+            .to_string(),
+    });
+    format!("{app}_{}", name.to_ascii_lowercase())
+}

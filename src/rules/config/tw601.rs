@@ -1,0 +1,93 @@
+use crate::catalog::Framework;
+use crate::facts::Value;
+use crate::rules::{Checker, TaskView, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports `acks_late` turned on — globally (`task_acks_late`, `CELERY_TASK_ACKS_LATE`) or
+    /// per task (`acks_late=True`) — without `reject_on_worker_lost`. A per-task `acks_late` is
+    /// fine when the global `task_reject_on_worker_lost` is on, and a global `acks_late` is fine
+    /// when every task it applies to sets `reject_on_worker_lost=True`.
+    ///
+    /// ## Why it matters on a second run
+    /// `acks_late` is meant to make Celery redeliver a task whose worker died. But when the
+    /// worker process is killed — OOM, SIGKILL — Celery acknowledges the message anyway unless
+    /// `reject_on_worker_lost` is set: the task is lost instead of redelivered, exactly when
+    /// redelivery was wanted. Enable both, once the tasks are idempotent.
+    ///
+    /// ## Example
+    /// ```python
+    /// app.conf.update(task_acks_late=True)
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```python
+    /// app.conf.update(task_acks_late=True, task_reject_on_worker_lost=True)
+    /// ```
+    pub const RULE = {
+        code: "TW601",
+        name: "acks-late-without-reject-on-worker-lost",
+        group: "config",
+        severity: Warning,
+        summary: "`acks_late` without `reject_on_worker_lost`: a killed worker's task is lost",
+        fixable: false,
+    };
+}
+
+pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let project = checker.project;
+    let settings = &project.settings;
+    // `None`: set, but only run time knows the value.
+    let global_reject = match &settings.task_reject_on_worker_lost {
+        Some(setting) => setting.as_bool(),
+        None => Some(false),
+    };
+    let global_acks = match &settings.task_acks_late {
+        Some(setting) => setting.as_bool(),
+        None => Some(false),
+    };
+    let help = || {
+        "set `reject_on_worker_lost=True` with `acks_late` (globally: `task_reject_on_worker_lost = True`), once the tasks are idempotent".to_string()
+    };
+    let celery_tasks: Vec<&TaskView> = tasks
+        .iter()
+        .filter(|t| t.task.framework == Framework::Celery)
+        .collect();
+    let option = |task: &TaskView, name: &str| {
+        task.task
+            .options
+            .get(name)
+            .map(|v| project.constant(v).and_then(|c| c.as_bool()))
+    };
+    let mut found = Vec::new();
+    for task in &celery_tasks {
+        let Some(Some(true)) = option(task, "acks_late") else {
+            continue;
+        };
+        let reject = option(task, "reject_on_worker_lost").unwrap_or(global_reject);
+        if reject == Some(false) {
+            let value: &Value = task.task.options.get("acks_late").expect("checked above");
+            found.push((task.id.file, value.range, format!("`acks_late=True` on `{}` without `reject_on_worker_lost`: when its worker is killed (OOM, SIGKILL) the message is acknowledged anyway and the task is lost instead of redelivered", task.function.name)));
+        }
+    }
+    if global_acks == Some(true)
+        && global_reject == Some(false)
+        && let Some(setting) = &settings.task_acks_late
+    {
+        // The tasks the global setting reaches: those not overriding `acks_late`.
+        let exposed = celery_tasks.is_empty()
+            || celery_tasks.iter().any(|task| {
+                option(task, "acks_late").is_none()
+                    && option(task, "reject_on_worker_lost") != Some(Some(true))
+            });
+        if exposed {
+            found.push((setting.file, setting.range, "`task_acks_late` is on without `task_reject_on_worker_lost`: when a worker is killed (OOM, SIGKILL) its message is acknowledged anyway and the task is lost instead of redelivered".to_string()));
+        }
+    }
+    for (file, range, message) in found {
+        checker.report(&RULE, file, range, message, help());
+    }
+}

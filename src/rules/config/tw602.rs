@@ -1,0 +1,131 @@
+use ruff_text_size::TextRange;
+
+use crate::catalog::Framework;
+use crate::facts::EventKind;
+use crate::project::{CallClass, FuncId};
+use crate::rules::{Checker, TaskView, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// With a Redis or SQS broker, reports a time limit, a literal `countdown` of an
+    /// `apply_async` or `self.retry`, or a task's `default_retry_delay`/`retry_backoff_max`
+    /// longer than the broker's `visibility_timeout` (`broker_transport_options`; Redis
+    /// defaults to 3600 s, SQS to 1800 s). Values may be expressions of literals and module
+    /// constants; when the broker or a value is only known at run time, nothing is reported.
+    ///
+    /// ## Why it matters on a second run
+    /// Redis and SQS hand an unacknowledged message to another worker once the visibility
+    /// timeout passes. A task that runs longer, or waits for its ETA longer, is delivered
+    /// again while the first copy is still running or waiting — and again after each timeout.
+    ///
+    /// ## Example
+    /// ```python
+    /// app = Celery("analytics", broker="redis://redis:6379/0")
+    ///
+    /// @app.task(time_limit=7200)
+    /// def rebuild_cohorts(project_id): ...
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```python
+    /// app.conf.broker_transport_options = {"visibility_timeout": 7200 + 600}
+    /// ```
+    pub const RULE = {
+        code: "TW602",
+        name: "visibility-timeout-shorter-than-task",
+        group: "config",
+        severity: Error,
+        summary: "A time limit or countdown exceeds the broker's visibility timeout",
+        fixable: false,
+    };
+}
+
+/// Task options that keep a message unacknowledged: the run, or the wait before a retry.
+const TASK_OPTIONS: &[&str] = &[
+    "time_limit",
+    "soft_time_limit",
+    "default_retry_delay",
+    "retry_backoff_max",
+];
+
+pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let project = checker.project;
+    let Some(timeout) = project.settings.visibility_timeout(project) else {
+        return;
+    };
+    let mut found: Vec<(u32, TextRange, String)> = Vec::new();
+    let settings = &project.settings;
+    for (setting, name) in [
+        (&settings.task_time_limit, "task_time_limit"),
+        (&settings.task_soft_time_limit, "task_soft_time_limit"),
+    ] {
+        if let Some(setting) = setting
+            && let Some(value) = setting.as_int()
+            && value > timeout
+        {
+            found.push((setting.file, setting.range, format!("the global `{name}` of {value} s exceeds the broker's visibility timeout of {timeout} s")));
+            break;
+        }
+    }
+    for task in tasks
+        .iter()
+        .filter(|t| t.task.framework == Framework::Celery)
+    {
+        for name in TASK_OPTIONS {
+            let Some(value) = task.task.options.get(name) else {
+                continue;
+            };
+            let Some(seconds) = project.constant(value).and_then(|v| v.as_int()) else {
+                continue;
+            };
+            if seconds > timeout {
+                found.push((task.id.file, value.range, format!("`{name}={seconds}` on `{}` exceeds the broker's visibility timeout of {timeout} s", task.function.name)));
+                // One report per task for its time limits.
+                if name.ends_with("time_limit") {
+                    break;
+                }
+            }
+        }
+    }
+    // Literal countdowns of enqueues and retries, anywhere in the project.
+    for (fi, file) in project.files.iter().enumerate() {
+        let Some(facts) = &file.facts else { continue };
+        for (func, function) in facts.functions.iter().enumerate() {
+            let id = FuncId {
+                file: u32::try_from(fi).unwrap_or(u32::MAX),
+                func: u32::try_from(func).unwrap_or(u32::MAX),
+            };
+            for (index, event) in function.events.iter().enumerate() {
+                let EventKind::Call(call) = &event.kind else {
+                    continue;
+                };
+                let enqueue = matches!(
+                    project.call_class(id, index),
+                    Some(CallClass::Enqueue { .. })
+                );
+                if !(enqueue || &*call.method == "retry") {
+                    continue;
+                }
+                let Some(countdown) = call.keyword("countdown") else {
+                    continue;
+                };
+                let Some(seconds) = project.constant(countdown).and_then(|v| v.as_int()) else {
+                    continue;
+                };
+                if seconds > timeout {
+                    found.push((id.file, countdown.range, format!("`countdown={seconds}` of `{}` exceeds the broker's visibility timeout of {timeout} s", call.method)));
+                }
+            }
+        }
+    }
+    for (file, range, what) in found {
+        let message = format!(
+            "{what}: the broker hands the message to a second worker while the first still runs or waits, and again after every timeout"
+        );
+        let help = "raise `broker_transport_options[\"visibility_timeout\"]` above the longest time limit and countdown, or shorten those".to_string();
+        checker.report(&RULE, file, range, message, help);
+    }
+}

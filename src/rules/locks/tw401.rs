@@ -1,0 +1,82 @@
+use crate::diagnostic::Severity;
+use crate::rules::locks::{TimeLimit, extends_locks, locks, time_limit, ttl_seconds};
+use crate::rules::{Checker, TaskView, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a lock taken in a task — `redis.lock(name, timeout=T)`,
+    /// `set(k, v, nx=True, ex=T)`/`px=`, `cache.add(k, v, T)`, `cache.lock(name, timeout=T)`,
+    /// `redis_lock.Lock(..., expire=T)` — whose TTL is shorter than the task's time limit
+    /// (`time_limit`/`soft_time_limit`, else the global `task_time_limit`, else the framework's
+    /// default; Dramatiq's is in milliseconds), when the task never extends the lock
+    /// (`.extend()`, `.reacquire()`, `auto_renewal=True`). A warning when nothing bounds the
+    /// task's run, since then nothing proves the TTL long enough.
+    ///
+    /// ## Why it matters on a second run
+    /// The lock expires while the first run is still working. A redelivered or duplicate message
+    /// takes the lock and a second worker runs the same task at the same time: the very thing
+    /// the lock was there to prevent.
+    ///
+    /// ## Example
+    /// ```python
+    /// @shared_task(time_limit=900)
+    /// def rebuild_index(shop_id):
+    ///     with redis_client.lock(f"rebuild:{shop_id}", timeout=60):
+    ///         rebuild(shop_id)
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```python
+    /// @shared_task(time_limit=900)
+    /// def rebuild_index(shop_id):
+    ///     with redis_client.lock(f"rebuild:{shop_id}", timeout=960):
+    ///         rebuild(shop_id)
+    /// ```
+    pub const RULE = {
+        code: "TW401",
+        name: "lock-ttl-shorter-than-task",
+        group: "locks",
+        severity: Error,
+        summary: "A lock may expire while the task still runs",
+        fixable: false,
+    };
+}
+
+pub fn check(checker: &mut Checker, task: &TaskView) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let project = checker.project;
+    if extends_locks(project, task) {
+        return;
+    }
+    let limit = time_limit(project, task);
+    let mut found = Vec::new();
+    for lock in locks(project, task) {
+        let Ok(Some((ttl, _))) = ttl_seconds(project, &lock) else {
+            continue;
+        };
+        match &limit {
+            TimeLimit::Known(seconds, what) if ttl < *seconds => {
+                let message = format!(
+                    "this lock ({}) expires after {ttl} s, but `{}` may run for {seconds} s ({what}): once it expires, a second worker takes the lock and both run",
+                    lock.api.api, task.function.name
+                );
+                found.push((lock.call.range, message, Severity::Error));
+            }
+            TimeLimit::None => {
+                let message = format!(
+                    "this lock ({}) expires after {ttl} s, and nothing bounds how long `{}` runs: if it runs longer, a second worker takes the lock and both run",
+                    lock.api.api, task.function.name
+                );
+                found.push((lock.call.range, message, Severity::Warning));
+            }
+            _ => {}
+        }
+    }
+    for (range, message, severity) in found {
+        let help = "give the lock a TTL with margin above the task's time limit, or extend it while working (`lock.extend(...)`)".to_string();
+        let diagnostic = checker.report(&RULE, task.id.file, range, message, help);
+        diagnostic.severity = severity;
+    }
+}

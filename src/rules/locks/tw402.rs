@@ -1,0 +1,58 @@
+use crate::catalog::Ttl;
+use crate::rules::locks::{locks, ttl_seconds};
+use crate::rules::{Checker, TaskView, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a lock with no expiry taken in a task: `redis.lock(name)` without `timeout`
+    /// (`blocking_timeout` is how long to wait, not a TTL), `SET NX` without `ex`/`px`,
+    /// `cache.add(..., timeout=None)`, `redis_lock.Lock` without `expire`.
+    ///
+    /// ## Why it matters on a second run
+    /// A worker killed while holding the lock — OOM, SIGKILL, a lost node — never releases it.
+    /// Every later run of the task, including the redelivery of the killed one, waits or gives
+    /// up: the task is blocked forever until someone deletes the key by hand.
+    ///
+    /// ## Example
+    /// ```python
+    /// with redis_client.lock(f"numbering:{company_id}", blocking_timeout=10):
+    ///     allocate_numbers(company_id)
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```python
+    /// with redis_client.lock(f"numbering:{company_id}", timeout=120, blocking_timeout=10):
+    ///     allocate_numbers(company_id)
+    /// ```
+    pub const RULE = {
+        code: "TW402",
+        name: "lock-without-ttl",
+        group: "locks",
+        severity: Warning,
+        summary: "A lock without expiry blocks the task forever when its holder dies",
+        fixable: false,
+    };
+}
+
+pub fn check(checker: &mut Checker, task: &TaskView) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let project = checker.project;
+    let mut found = Vec::new();
+    for lock in locks(project, task) {
+        if let Err(Ttl::Forever) = ttl_seconds(project, &lock) {
+            found.push((lock.call.range, lock.api.api.clone()));
+        }
+    }
+    for (range, api) in found {
+        let message = format!(
+            "this lock ({api}) has no expiry: if the worker holding it is killed, the lock is never released and every later run of `{}` is blocked",
+            task.function.name
+        );
+        let help =
+            "give the lock a TTL above the task's time limit (`timeout=`, `ex=`/`px=`, `expire=`)"
+                .to_string();
+        checker.report(&RULE, task.id.file, range, message, help);
+    }
+}

@@ -1,0 +1,123 @@
+use std::collections::HashSet;
+
+use crate::facts::{EventKind, GuardTest};
+use crate::project::Project;
+use crate::rules::{Checker, TaskView, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports the `class` of a model used as a de-duplication table — rows created in a task
+    /// and checked through `IntegrityError`, `get_or_create`/`created` or `.exists()`, or a model
+    /// whose name contains `Processed`, `Dedup` or `Idempoten` — when no code in the project
+    /// deletes its rows (`.delete()` on its manager or querysets, a raw `DELETE FROM <table>`).
+    ///
+    /// ## Why it matters on a second run
+    /// A de-duplication table only needs to remember keys for as long as a message can be
+    /// redelivered. Kept forever, it and its unique index grow with every task run, and every
+    /// insert — the marker each run writes first — gets slower.
+    ///
+    /// ## Example
+    /// ```python
+    /// class ProcessedWebhook(models.Model):
+    ///     event_id = models.CharField(max_length=64, unique=True)
+    /// ```
+    ///
+    /// ## Use instead
+    /// A periodic task that deletes rows older than the retry window:
+    /// ```python
+    /// @shared_task
+    /// def purge_processed_webhooks():
+    ///     ProcessedWebhook.objects.filter(received_at__lt=now() - timedelta(days=14)).delete()
+    /// ```
+    pub const RULE = {
+        code: "TW403",
+        name: "dedup-table-without-cleanup",
+        group: "locks",
+        severity: Warning,
+        summary: "A de-duplication table grows forever: nothing deletes its rows",
+        fixable: false,
+    };
+}
+
+pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let project = checker.project;
+    let mut dedup: HashSet<usize> = HashSet::new();
+    for task in tasks {
+        dedup.extend(dedup_models(project, task));
+    }
+    let parts = &project.catalog.models.dedup_name_parts;
+    let mut found = Vec::new();
+    for (index, model) in project.models.list.iter().enumerate() {
+        if model.is_abstract || project.models.is_deleted(index) {
+            continue;
+        }
+        let by_name = parts.iter().any(|p| model.name.contains(p.as_str()));
+        if !(by_name || dedup.contains(&index)) {
+            continue;
+        }
+        let how = if dedup.contains(&index) {
+            "is used as a de-duplication table"
+        } else {
+            "is named as a de-duplication table"
+        };
+        let message = format!(
+            "`{}` {how}, and nothing in the project deletes its rows: the table and its unique index grow with every run, and inserts slow down",
+            model.name
+        );
+        let help = format!(
+            "add a periodic task that deletes `{}` rows older than the retry window (`.filter(created__lt=...).delete()`)",
+            model.name
+        );
+        found.push((model.file, model.name_range, message, help));
+    }
+    for (file, range, message, help) in found {
+        checker.report(&RULE, file, range, message, help);
+    }
+}
+
+/// Models a task uses as de-duplication tables: created and checked through `IntegrityError`
+/// or `created`, or checked with `.exists()` and created in the same task.
+fn dedup_models(project: &Project, task: &TaskView) -> Vec<usize> {
+    let function = task.function;
+    let model_of = |index: usize| match &function.events.get(index)?.kind {
+        EventKind::Call(call) => project
+            .models
+            .model_of_manager_call(project, call.path.as_ref()?),
+        _ => None,
+    };
+    let index_of = |range| {
+        function
+            .events
+            .iter()
+            .position(|e| matches!(&e.kind, EventKind::Call(c) if c.range == range))
+    };
+    let mut found = Vec::new();
+    let mut created = Vec::new();
+    let mut checked = Vec::new();
+    for (index, event) in function.events.iter().enumerate() {
+        match &event.kind {
+            EventKind::Guard(guard) => match &guard.test {
+                GuardTest::NotCreated { marker, .. }
+                | GuardTest::Integrity {
+                    marker: Some(marker),
+                } => {
+                    found.extend(index_of(*marker).and_then(model_of));
+                }
+                _ => {}
+            },
+            EventKind::Call(call) => match &*call.method {
+                "create" | "acreate" | "get_or_create" | "bulk_create" => {
+                    created.extend(model_of(index))
+                }
+                "exists" | "aexists" => checked.extend(model_of(index)),
+                _ => {}
+            },
+            EventKind::AttrAssign(_) => {}
+        }
+    }
+    found.extend(checked.into_iter().filter(|m| created.contains(m)));
+    found
+}

@@ -1,0 +1,95 @@
+use crate::facts::EventKind;
+use crate::project::FuncId;
+use crate::rules::transactions::describe_transaction;
+use crate::rules::{Checker, declare_rule, effect_clause};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports an effect — a payment, an e-mail, a message, an HTTP write — called inside a
+    /// database transaction: `with transaction.atomic():`, a function decorated
+    /// `@transaction.atomic`, SQLAlchemy `session.begin()`/`engine.begin()`, psycopg
+    /// `conn.transaction()`. Anywhere in the project, not only in tasks; effects reached through
+    /// project helpers are reported at the call in the transaction.
+    ///
+    /// ## Why it matters on a second run
+    /// The network call holds the transaction, its row locks and its connection open for as
+    /// long as the provider takes. And if the transaction rolls back afterwards — a constraint,
+    /// a deadlock, a worker killed before the commit — the effect has already happened: the
+    /// retry charges again for an order the database never recorded as paid.
+    ///
+    /// ## Example
+    /// ```python
+    /// with transaction.atomic():
+    ///     order = Order.objects.select_for_update().get(pk=order_id)
+    ///     send_mail("Paid", "...", None, [order.email])
+    ///     order.status = "paid"
+    ///     order.save(update_fields=["status"])
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```python
+    /// with transaction.atomic():
+    ///     order = Order.objects.select_for_update().get(pk=order_id)
+    ///     order.status = "paid"
+    ///     order.save(update_fields=["status"])
+    ///     transaction.on_commit(lambda: send_mail("Paid", "...", None, [order.email]))
+    /// ```
+    pub const RULE = {
+        code: "TW301",
+        name: "effect-inside-transaction",
+        group: "transactions",
+        severity: Warning,
+        summary: "An effect runs inside a database transaction",
+        fixable: false,
+    };
+}
+
+pub fn check_project(checker: &mut Checker) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let project = checker.project;
+    for (fi, file) in project.files.iter().enumerate() {
+        let Some(facts) = &file.facts else { continue };
+        for (func, function) in facts.functions.iter().enumerate() {
+            let id = FuncId {
+                file: u32::try_from(fi).unwrap_or(u32::MAX),
+                func: u32::try_from(func).unwrap_or(u32::MAX),
+            };
+            for (index, event) in function.events.iter().enumerate() {
+                if !matches!(event.kind, EventKind::Call(_)) || function.is_deferred(event.block) {
+                    continue;
+                }
+                let Some(&tx) = project.transactions_around(id, event.block).last() else {
+                    continue;
+                };
+                let Some(reached) = project.effects_at(id, index).into_iter().next() else {
+                    continue;
+                };
+                let range = reached
+                    .trace
+                    .first()
+                    .map(|hop| hop.range)
+                    .unwrap_or_default();
+                let message = format!(
+                    "{}, inside {}: the call holds the transaction and its connection open, and if the transaction rolls back, {} has already happened",
+                    effect_clause(&reached, &format!("is {}", reached.effect.kind.noun())),
+                    describe_transaction(project, id, tx),
+                    reached
+                        .effect
+                        .kind
+                        .noun()
+                        .replacen("a ", "the ", 1)
+                        .replacen("an ", "the ", 1)
+                );
+                let help =
+                    "move the call after the block, or run it with `transaction.on_commit(...)`"
+                        .to_string();
+                let diagnostic = checker.report(&RULE, id.file, range, message, help);
+                if reached.trace.len() > 1 {
+                    diagnostic.trace = reached.trace.clone();
+                }
+            }
+        }
+    }
+}

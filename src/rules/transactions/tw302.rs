@@ -1,0 +1,87 @@
+use crate::facts::EventKind;
+use crate::project::{CallClass, FuncId};
+use crate::rules::transactions::describe_transaction;
+use crate::rules::{Checker, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a task enqueued inside a database transaction: `.delay()`, `.apply_async()`,
+    /// `send_task`, RQ's `Queue.enqueue`, `.send()` of a Dramatiq actor, calling a Huey task.
+    ///
+    /// ## Why it matters on a second run
+    /// The message reaches the broker before the commit. A worker can pick it up at once and
+    /// read the rows as they were before the transaction; and if the transaction rolls back,
+    /// the task runs for data that never existed — or runs again when the request is retried.
+    ///
+    /// ## Example
+    /// ```python
+    /// with transaction.atomic():
+    ///     order = form.save()
+    ///     send_confirmation.delay(order.pk)
+    /// ```
+    ///
+    /// ## Use instead
+    /// ```python
+    /// with transaction.atomic():
+    ///     order = form.save()
+    ///     transaction.on_commit(lambda: send_confirmation.delay(order.pk))
+    ///     # or: send_confirmation.delay_on_commit(order.pk)
+    /// ```
+    pub const RULE = {
+        code: "TW302",
+        name: "enqueue-inside-transaction",
+        group: "transactions",
+        severity: Warning,
+        summary: "A task is enqueued inside a database transaction",
+        fixable: false,
+    };
+}
+
+pub fn check_project(checker: &mut Checker) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let project = checker.project;
+    for (fi, file) in project.files.iter().enumerate() {
+        let Some(facts) = &file.facts else { continue };
+        for (func, function) in facts.functions.iter().enumerate() {
+            let id = FuncId {
+                file: u32::try_from(fi).unwrap_or(u32::MAX),
+                func: u32::try_from(func).unwrap_or(u32::MAX),
+            };
+            for (index, event) in function.events.iter().enumerate() {
+                let EventKind::Call(call) = &event.kind else {
+                    continue;
+                };
+                if function.is_deferred(event.block)
+                    || !matches!(
+                        project.call_class(id, index),
+                        Some(CallClass::Enqueue {
+                            deferred_to_commit: false
+                        })
+                    )
+                {
+                    continue;
+                }
+                let Some(&tx) = project.transactions_around(id, event.block).last() else {
+                    continue;
+                };
+                let message = format!(
+                    "`{}` enqueues a task inside {}: a worker can run it before the commit and read old rows, or after a rollback for data that never existed",
+                    written_label(call),
+                    describe_transaction(project, id, tx)
+                );
+                let help = "enqueue after the commit: `transaction.on_commit(lambda: task.delay(...))`, or `task.delay_on_commit(...)`".to_string();
+                checker.report(&RULE, id.file, call.func_range, message, help);
+            }
+        }
+    }
+}
+
+/// The call as written: `send_receipt.delay`, `queue.enqueue`.
+fn written_label(call: &crate::facts::CallSite) -> String {
+    match &call.receiver {
+        Some(receiver) => format!("{receiver}.{}", call.method),
+        None => call.method.to_string(),
+    }
+}

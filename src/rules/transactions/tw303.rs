@@ -1,0 +1,197 @@
+use ruff_text_size::TextRange;
+
+use crate::facts::{EventKind, GuardTest};
+use crate::project::{FUNCTION_TRANSACTION, Project};
+use crate::rules::{Checker, TaskView, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a de-duplication marker committed **before** the work it protects: a row created
+    /// in its own `transaction.atomic()` block and guarded by `except IntegrityError: return`,
+    /// `get_or_create` followed by `if not created: return`, or `cache.add`/`redis.set(nx=True)`
+    /// followed by an early return — when the work is not inside the marker's transaction.
+    ///
+    /// ## Why it matters on a second run
+    /// If the work fails after the marker is committed — an exception, a timeout, a worker
+    /// killed — the retry finds the marker and returns at once. The work is skipped forever,
+    /// silently: no error, no second attempt.
+    ///
+    /// ## Example
+    /// ```python
+    /// try:
+    ///     with transaction.atomic():
+    ///         ProcessedEvent.objects.create(event_id=event_id)
+    /// except IntegrityError:
+    ///     return
+    /// apply_event(payload)
+    /// ```
+    ///
+    /// ## Use instead
+    /// Keep marker and work in one transaction, or use a `pending` → `done` marker whose guard
+    /// checks `done`:
+    /// ```python
+    /// with transaction.atomic():
+    ///     _, created = ProcessedEvent.objects.get_or_create(event_id=event_id)
+    ///     if not created:
+    ///         return
+    ///     apply_event(payload)
+    /// ```
+    pub const RULE = {
+        code: "TW303",
+        name: "dedup-marker-before-work",
+        group: "transactions",
+        severity: Error,
+        summary: "A de-duplication marker is committed before the work it protects",
+        fixable: false,
+    };
+}
+
+/// Methods that release a set-if-absent key: used that way, the key is a lock, not a marker.
+const RELEASES: &[&str] = &["delete", "unlink", "release", "delete_many", "adelete"];
+
+pub fn check(checker: &mut Checker, task: &TaskView) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let project = checker.project;
+    let function = task.function;
+    for (guard_index, event) in function.events.iter().enumerate() {
+        let EventKind::Guard(guard) = &event.kind else {
+            continue;
+        };
+        let (marker, transactional) = match &guard.test {
+            GuardTest::NotCreated {
+                marker,
+                compound: false,
+            } => (*marker, true),
+            GuardTest::Integrity {
+                marker: Some(marker),
+            } => (*marker, true),
+            GuardTest::NotMarker { marker } if !releases_keys(function) => (*marker, false),
+            _ => continue,
+        };
+        let Some(marker_index) = call_index_at(function, marker) else {
+            continue;
+        };
+        let marker_block = function.events[marker_index].block;
+        // The work: what the guard protects, after it.
+        let work: Vec<usize> = (guard_index + 1..function.events.len())
+            .filter(|&i| is_work(project, task, i))
+            .collect();
+        let Some(&first_work) = work.first() else {
+            continue;
+        };
+        if moves_marker_to_done(project, task, marker_index, &work) {
+            continue;
+        }
+        if transactional {
+            // The outermost transaction around the marker; the work must be inside it too.
+            let txs = project.transactions_around(task.id, marker_block);
+            if let Some(&outer) = txs.last()
+                && work.iter().all(|&i| {
+                    outer == FUNCTION_TRANSACTION
+                        || function.block_within(function.events[i].block, outer)
+                })
+            {
+                continue;
+            }
+        }
+        let (row, _) =
+            project.files[task.id.file as usize].location(work_range(function, first_work).start());
+        let committed = if transactional {
+            "is committed on its own"
+        } else {
+            "is written to the cache at once"
+        };
+        let message = format!(
+            "the de-duplication marker {committed}, before the work it protects (line {row}): if that work fails, the retry of `{}` finds the marker and skips the work forever",
+            function.name
+        );
+        let help = "create the marker in the same transaction as the work, or write it as `pending` and move it to `done` after the work, checking `done` in the guard".to_string();
+        checker.report(&RULE, task.id.file, marker, message, help);
+    }
+}
+
+/// Whether the function releases set-if-absent keys (in a `finally`): then they are locks.
+fn releases_keys(function: &crate::facts::Function) -> bool {
+    function.events.iter().any(|event| {
+        matches!(&event.kind, EventKind::Call(call) if RELEASES.contains(&&*call.method))
+            && function
+                .block_kinds(event.block)
+                .any(|k| matches!(k, crate::facts::BlockKind::Finally))
+    })
+}
+
+fn call_index_at(function: &crate::facts::Function, range: TextRange) -> Option<usize> {
+    function.events.iter().position(|event| matches!(&event.kind, EventKind::Call(call) if call.range == range || call.range.contains_range(range) && call.func_range.start() == range.start()))
+}
+
+fn work_range(function: &crate::facts::Function, index: usize) -> TextRange {
+    match &function.events[index].kind {
+        EventKind::Call(call) => call.range,
+        EventKind::Guard(guard) => guard.range,
+        EventKind::AttrAssign(assign) => assign.range,
+    }
+}
+
+/// Logging calls are not work.
+const LOGGING: &[&str] = &[
+    "debug",
+    "info",
+    "warning",
+    "warn",
+    "error",
+    "exception",
+    "critical",
+    "log",
+];
+
+/// The work a marker protects: effects, state writes, calls into the project, and calls into
+/// other code (an imported `apply_update(...)`), but not logging or builtins.
+fn is_work(project: &Project, task: &TaskView, index: usize) -> bool {
+    let event = &task.function.events[index];
+    if task.function.is_deferred(event.block) {
+        return false;
+    }
+    let EventKind::Call(call) = &event.kind else {
+        return false;
+    };
+    if !project.effects_at(task.id, index).is_empty()
+        || project.writes_state(task.id, index)
+        || matches!(
+            project.call_class(task.id, index),
+            Some(crate::project::CallClass::Project(_))
+        )
+    {
+        return true;
+    }
+    call.path.as_ref().is_some_and(|path| {
+        path.0.len() >= 2 && &*path.0[0].name != "self" && !LOGGING.contains(&&*call.method)
+    })
+}
+
+/// `pending` → `done`: the work ends by writing the marker's own model again.
+fn moves_marker_to_done(project: &Project, task: &TaskView, marker: usize, work: &[usize]) -> bool {
+    let function = task.function;
+    let EventKind::Call(marker_call) = &function.events[marker].kind else {
+        return false;
+    };
+    let Some(marker_model) = marker_call
+        .path
+        .as_ref()
+        .and_then(|p| project.models.model_of_manager_call(project, p))
+    else {
+        return false;
+    };
+    work.iter().any(|&i| match &function.events[i].kind {
+        EventKind::Call(call) => {
+            project.writes_state(task.id, i)
+                && call
+                    .path
+                    .as_ref()
+                    .and_then(|p| project.models.model_of_manager_call(project, p))
+                    == Some(marker_model)
+        }
+        _ => false,
+    })
+}

@@ -1,0 +1,99 @@
+use crate::facts::EventKind;
+use crate::rules::{Checker, TaskView, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports `Model.objects.get_or_create(**lookup)` or `update_or_create` in a task when the
+    /// project's definition of `Model` has no unique constraint covering the lookup fields
+    /// (`unique=True`, `primary_key=True`, `OneToOneField`, `unique_together`, or a
+    /// `UniqueConstraint(fields=...)` without a `condition`, on those fields or a subset).
+    /// Models defined outside the project are unknown and not reported.
+    ///
+    /// ## Why it matters on a second run
+    /// `get_or_create` is a read followed by an insert. Two workers running the task at once —
+    /// a redelivery while the first run is still going, a retry racing a duplicate message —
+    /// both read nothing and both insert: two rows, and every later `get()` raises
+    /// `MultipleObjectsReturned`.
+    ///
+    /// ## Example
+    /// ```python
+    /// class LoyaltyAccount(models.Model):
+    ///     customer = models.ForeignKey(User, on_delete=models.CASCADE)
+    ///     program = models.CharField(max_length=32)
+    ///
+    /// LoyaltyAccount.objects.get_or_create(customer_id=customer_id, program=program)
+    /// ```
+    ///
+    /// ## Use instead
+    /// Add the constraint (and its migration):
+    /// ```python
+    /// class Meta:
+    ///     constraints = [models.UniqueConstraint(fields=["customer", "program"], name="uniq_account")]
+    /// ```
+    pub const RULE = {
+        code: "TW304",
+        name: "get-or-create-without-unique-constraint",
+        group: "transactions",
+        severity: Error,
+        summary: "`get_or_create` on fields no unique constraint covers",
+        fixable: false,
+    };
+}
+
+/// Keywords of `get_or_create`/`update_or_create` that are not part of the lookup.
+const NOT_LOOKUP: &[&str] = &["defaults", "create_defaults"];
+
+pub fn check(checker: &mut Checker, task: &TaskView) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let project = checker.project;
+    for event in &task.function.events {
+        let EventKind::Call(call) = &event.kind else {
+            continue;
+        };
+        if !matches!(
+            &*call.method,
+            "get_or_create" | "update_or_create" | "aget_or_create" | "aupdate_or_create"
+        ) || call.star_kwargs
+            || call.star_args
+        {
+            continue;
+        }
+        let Some(path) = &call.path else { continue };
+        let Some(model) = project
+            .models
+            .model_of_manager_call(project, path)
+            .map(|i| &project.models.list[i])
+        else {
+            continue;
+        };
+        let fields: Vec<String> = call
+            .keywords
+            .iter()
+            .map(|(k, _)| k.to_string())
+            .filter(|k| !NOT_LOOKUP.contains(&k.as_str()))
+            .collect();
+        if fields.is_empty() || model.lookup_is_unique(&fields) {
+            continue;
+        }
+        let listed = fields
+            .iter()
+            .map(|f| format!("`{f}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let message = format!(
+            "`{}.objects.{}` looks up {listed}, which no unique constraint of `{}` covers: two runs of `{}` at once both find nothing and both insert a row",
+            model.name, call.method, model.name, task.function.name
+        );
+        let constraint_fields = fields
+            .iter()
+            .map(|f| format!("\"{}\"", f.strip_suffix("_id").unwrap_or(f)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let help = format!(
+            "add a unique constraint on the lookup fields (with its migration): `models.UniqueConstraint(fields=[{constraint_fields}], name=...)`"
+        );
+        checker.report(&RULE, task.id.file, call.range, message, help);
+    }
+}

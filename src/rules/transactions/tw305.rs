@@ -1,0 +1,157 @@
+use ruff_text_size::TextRange;
+
+use crate::facts::{CallSite, EventKind, Value};
+use crate::rules::{Checker, TaskView, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports, in a task and without a done-guard before it, a write that accumulates when it
+    /// is repeated: `F("x") + n` in `update()`, `obj.x += n` followed by `save()`,
+    /// `Model.objects.create(...)` where no unique constraint covers the given fields,
+    /// `bulk_create` without `ignore_conflicts`/`update_conflicts`, Redis
+    /// `incr`/`hincrby`/`lpush`/`rpush`/`xadd`, `cache.incr`, a raw SQL `INSERT` without
+    /// `ON CONFLICT`, and `open(..., "a")`.
+    ///
+    /// ## Why it matters on a second run
+    /// Each delivery adds again: the balance is credited twice, the stock drops twice, the
+    /// ledger gets a second entry, the counter counts one sale as two.
+    ///
+    /// ## Example
+    /// ```python
+    /// @shared_task
+    /// def credit(wallet_id, amount):
+    ///     Wallet.objects.filter(pk=wallet_id).update(balance=F("balance") + amount)
+    /// ```
+    ///
+    /// ## Use instead
+    /// A done-guard in the same transaction, a natural unique key with
+    /// `ignore_conflicts`/`ON CONFLICT DO NOTHING`, or absolute values instead of increments:
+    /// ```python
+    /// @shared_task
+    /// def credit(wallet_id, amount, credit_id):
+    ///     with transaction.atomic():
+    ///         _, created = Credit.objects.get_or_create(credit_id=credit_id)  # unique
+    ///         if not created:
+    ///             return
+    ///         Wallet.objects.filter(pk=wallet_id).update(balance=F("balance") + amount)
+    /// ```
+    pub const RULE = {
+        code: "TW305",
+        name: "non-idempotent-write",
+        group: "transactions",
+        severity: Warning,
+        summary: "A write that accumulates when the task runs again",
+        fixable: false,
+    };
+}
+
+pub fn check(checker: &mut Checker, task: &TaskView) {
+    if !checker.enabled(&RULE) {
+        return;
+    }
+    let project = checker.project;
+    let function = task.function;
+    let mut found: Vec<(TextRange, String)> = Vec::new();
+    for (index, event) in function.events.iter().enumerate() {
+        if function.is_deferred(event.block) || project.is_guarded(task.id, index) {
+            continue;
+        }
+        match &event.kind {
+            EventKind::Call(call) => {
+                if let Some(what) = accumulating_call(checker, call) {
+                    found.push((call.range, what));
+                }
+            }
+            EventKind::AttrAssign(assign) => {
+                let loaded = assign
+                    .object
+                    .as_ref()
+                    .is_some_and(|p| p.contains("objects") || p.contains("get_object_or_404"));
+                let increment = assign.augmented || assign.value.flags & Value::ACCUMULATES != 0;
+                if !loaded || !increment {
+                    continue;
+                }
+                // The write happens when the object is saved.
+                let saved = function.events[index + 1..].iter().any(|e| {
+                    matches!(&e.kind, EventKind::Call(c) if matches!(&*c.method, "save" | "asave") && c.receiver_var.as_deref() == Some(&*assign.var))
+                });
+                if saved {
+                    found.push((
+                        assign.range,
+                        format!("`{}.{}` is incremented and saved", assign.var, assign.attr),
+                    ));
+                }
+            }
+            EventKind::Guard(_) => {}
+        }
+    }
+    for (range, what) in found {
+        let message = format!(
+            "{what}: every run of `{}` adds again, so a redelivery counts the same work twice",
+            function.name
+        );
+        let help = "guard the write with a done-check in the same transaction, use a natural unique key with `ignore_conflicts`/`ON CONFLICT DO NOTHING`, or write absolute values".to_string();
+        checker.report(&RULE, task.id.file, range, message, help);
+    }
+}
+
+/// What makes a call an accumulating write, for the message.
+fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
+    let project = checker.project;
+    let writes = &project.catalog.writes;
+    let path = call.path.as_ref()?;
+    let method = &*call.method;
+    let orm = path.contains("objects") || path.contains("_default_manager");
+    match method {
+        "update" | "aupdate" if orm => {
+            let (field, _) = call
+                .keywords
+                .iter()
+                .find(|(_, v)| v.flags & Value::ACCUMULATES != 0)?;
+            Some(format!(
+                "`update({field}=F(\"{field}\") ± ...)` increments a stored value"
+            ))
+        }
+        "create" | "acreate" if orm && !call.star_kwargs => {
+            let model =
+                &project.models.list[project.models.model_of_manager_call(project, path)?];
+            let fields: Vec<String> = call.keywords.iter().map(|(k, _)| k.to_string()).collect();
+            (!model.lookup_is_unique(&fields)).then(|| format!("`{}.objects.create(...)` inserts a new row, and no unique constraint of `{}` covers the fields it sets", model.name, model.name))
+        }
+        "bulk_create" | "abulk_create" if orm => {
+            let idempotent = writes
+                .bulk_idempotent
+                .iter()
+                .any(|k| call.keyword(k).and_then(Value::as_bool) == Some(true));
+            (!idempotent).then(|| {
+                "`bulk_create(...)` without `ignore_conflicts=True` inserts the rows again"
+                    .to_string()
+            })
+        }
+        _ if writes.is_counter(&project.canonical(path), call) => Some(format!(
+            "`{}` adds to a counter or list",
+            crate::project::call_label(call)
+        )),
+        _ if writes.sql_methods.iter().any(|m| m == method) => {
+            let sql = call
+                .args
+                .first()?
+                .as_str()?
+                .trim_start()
+                .to_ascii_lowercase();
+            let is_insert = sql.starts_with("insert");
+            let idempotent = writes
+                .idempotent_insert
+                .iter()
+                .any(|clause| sql.contains(clause.as_str()));
+            (is_insert && !idempotent)
+                .then(|| "a raw `INSERT` without `ON CONFLICT` inserts the row again".to_string())
+        }
+        _ if writes.is_open(&project.canonical(path)) => {
+            let mode = call.arg(1, "mode")?.as_str()?;
+            mode.contains('a')
+                .then(|| format!("`open(..., \"{mode}\")` appends to the file"))
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,269 @@
+//! Celery settings as the project sets them: Django settings (with the namespace given to
+//! `config_from_object`, and the old upper-case names), `celeryconfig.py`, configuration classes,
+//! `app.conf.update(...)`, `app.conf.x = ...` and `Celery(...)` keywords. A value read at run time
+//! (environment, files) is unknown, and rules say nothing about unknowns.
+
+use ruff_text_size::TextRange;
+
+use crate::facts::{EventKind, ModuleFacts, Value};
+use crate::path::QPath;
+use crate::project::Project;
+
+/// A setting's value (`None` when only run time knows it) and where it is set.
+#[derive(Clone, Debug)]
+pub struct Setting {
+    pub value: Option<Value>,
+    pub file: u32,
+    pub range: TextRange,
+}
+
+impl Setting {
+    pub fn as_bool(&self) -> Option<bool> {
+        self.value.as_ref()?.as_bool()
+    }
+
+    pub fn as_int(&self) -> Option<i64> {
+        self.value.as_ref()?.as_int()
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        self.value.as_ref()?.as_str()
+    }
+}
+
+/// The settings the rules read, by their Celery 4+ names.
+#[derive(Debug, Default)]
+pub struct CelerySettings {
+    pub task_acks_late: Option<Setting>,
+    pub task_reject_on_worker_lost: Option<Setting>,
+    pub task_time_limit: Option<Setting>,
+    pub task_soft_time_limit: Option<Setting>,
+    pub broker_url: Option<Setting>,
+    pub broker_transport_options: Option<Setting>,
+}
+
+impl CelerySettings {
+    fn slot(&mut self, name: &str) -> Option<&mut Option<Setting>> {
+        Some(match name {
+            "task_acks_late" | "acks_late" => &mut self.task_acks_late,
+            "task_reject_on_worker_lost" => &mut self.task_reject_on_worker_lost,
+            "task_time_limit" => &mut self.task_time_limit,
+            "task_soft_time_limit" => &mut self.task_soft_time_limit,
+            "broker_url" | "broker" => &mut self.broker_url,
+            "broker_transport_options" => &mut self.broker_transport_options,
+            _ => return None,
+        })
+    }
+
+    fn set(&mut self, name: &str, value: Option<Value>, file: u32, range: TextRange) {
+        if let Some(slot) = self.slot(name) {
+            *slot = Some(Setting { value, file, range });
+        }
+    }
+
+    /// The broker's visibility timeout in seconds, when the broker redelivers after one and
+    /// both are known: the configured one, or the broker's default.
+    pub fn visibility_timeout(&self, project: &Project) -> Option<i64> {
+        let url = self.broker_url.as_ref()?.as_str()?;
+        let scheme = url.split("://").next()?.to_ascii_lowercase();
+        let default = *project
+            .catalog
+            .celery_settings
+            .visibility_timeouts
+            .get(&scheme)?;
+        let Some(options) = &self.broker_transport_options else {
+            return Some(default);
+        };
+        let options = options.value.as_ref()?;
+        match options.dict_get("visibility_timeout") {
+            Some(value) => value.as_int(),
+            // A dict display without the key keeps the default; anything else is unknown.
+            None => options.dict().map(|_| default),
+        }
+    }
+
+    pub fn build(project: &Project) -> CelerySettings {
+        let mut settings = CelerySettings::default();
+        let sources = Sources::find(project);
+        for (fi, file) in project.files.iter().enumerate() {
+            let Some(facts) = &file.facts else { continue };
+            let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
+            let last = facts.module.rsplit('.').next().unwrap_or_default();
+            let is_django_settings = facts
+                .module
+                .split('.')
+                .any(|part| part.contains("settings"));
+            let is_celeryconfig = sources.modules.contains(&facts.module) || last == "celeryconfig";
+            if is_django_settings || is_celeryconfig {
+                for (name, value) in &facts.vars {
+                    let key = if is_celeryconfig && name.chars().all(|c| !c.is_ascii_uppercase()) {
+                        Some(name.clone())
+                    } else {
+                        sources.django_name(project, name)
+                    };
+                    if let Some(key) = key {
+                        settings.set(&key, known(project, value), file_id, value.range);
+                    }
+                }
+            }
+            settings.read_calls(project, facts, file_id);
+        }
+        for class in &sources.classes {
+            if let Some((file, class)) = project.class(class) {
+                for (name, value) in &class.attrs {
+                    settings.set(name, known(project, value), file, value.range);
+                }
+            }
+        }
+        settings
+    }
+
+    /// `app.conf.update(...)`, `app.conf.x = ...`, `Celery(..., broker=...)`.
+    fn read_calls(&mut self, project: &Project, facts: &ModuleFacts, file: u32) {
+        for function in &facts.functions {
+            for event in &function.events {
+                match &event.kind {
+                    EventKind::Call(call) => {
+                        let Some(path) = &call.path else { continue };
+                        let canonical = project.canonical(path);
+                        if is_conf(&canonical, 1)
+                            && matches!(&*call.method, "update" | "setdefault")
+                        {
+                            for (key, value) in &call.keywords {
+                                self.set(key, known(project, value), file, value.range);
+                            }
+                            if let Some(items) = call.args.first().and_then(Value::dict) {
+                                for (key, value) in items {
+                                    if let Some(key) = key {
+                                        self.set(key, known(project, value), file, value.range);
+                                    }
+                                }
+                            }
+                        } else if is_celery_app(&canonical) {
+                            for (key, value) in &call.keywords {
+                                if matches!(&**key, "broker" | "broker_url") {
+                                    self.set(
+                                        "broker_url",
+                                        known(project, value),
+                                        file,
+                                        value.range,
+                                    );
+                                }
+                            }
+                        }
+                    }
+                    EventKind::AttrAssign(assign) => {
+                        let Some(object) = &assign.object else {
+                            continue;
+                        };
+                        if is_conf(&project.canonical(object), 0) {
+                            self.set(
+                                &assign.attr,
+                                known(project, &assign.value),
+                                file,
+                                assign.value.range,
+                            );
+                        }
+                    }
+                    EventKind::Guard(_) => {}
+                }
+            }
+        }
+    }
+}
+
+/// `celery.Celery().conf` followed by `extra` more segments.
+fn is_conf(path: &QPath, extra: usize) -> bool {
+    let segs = path.segs();
+    segs.len() >= 2 + extra
+        && &*segs[segs.len() - 1 - extra].name == "conf"
+        && is_celery_app(&QPath(segs[..segs.len() - 1 - extra].to_vec()))
+}
+
+fn is_celery_app(path: &QPath) -> bool {
+    path.is_call()
+        && matches!(
+            path.dotted().as_str(),
+            "celery.Celery" | "celery.app.Celery" | "celery.app.base.Celery"
+        )
+}
+
+fn known(project: &Project, value: &Value) -> Option<Value> {
+    project.constant(value)
+}
+
+/// Where the project tells Celery to read its settings from.
+#[derive(Default)]
+struct Sources {
+    /// Namespaces of Django settings (`CELERY_`), from `config_from_object(..., namespace=)`.
+    namespaces: Vec<String>,
+    /// Modules named in `config_from_object("module")`.
+    modules: Vec<String>,
+    /// Classes passed to `config_from_object(Config)`.
+    classes: Vec<String>,
+}
+
+impl Sources {
+    fn find(project: &Project) -> Sources {
+        let mut sources = Sources::default();
+        for file in project.files {
+            let Some(facts) = &file.facts else { continue };
+            for function in &facts.functions {
+                for event in &function.events {
+                    let EventKind::Call(call) = &event.kind else {
+                        continue;
+                    };
+                    if &*call.method != "config_from_object" {
+                        continue;
+                    }
+                    let Some(first) = call.args.first() else {
+                        continue;
+                    };
+                    match first.as_str() {
+                        Some(target) if target.starts_with("django.conf") => {
+                            let namespace = call
+                                .keyword("namespace")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default();
+                            sources.namespaces.push(if namespace.is_empty() {
+                                String::new()
+                            } else {
+                                format!("{namespace}_")
+                            });
+                        }
+                        Some(module) => sources
+                            .modules
+                            .push(module.split(':').next().unwrap_or(module).to_string()),
+                        None => {
+                            if let Some(path) = &first.path {
+                                let canonical = project.canonical(path).dotted();
+                                if project.class(&canonical).is_some() {
+                                    sources.classes.push(canonical);
+                                } else {
+                                    sources.modules.push(canonical);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if sources.namespaces.is_empty() {
+            sources.namespaces.push("CELERY_".to_string());
+        }
+        sources
+    }
+
+    /// The Celery name of a Django setting: `CELERY_TASK_ACKS_LATE` with namespace `CELERY_`,
+    /// or an old upper-case name (`BROKER_URL`, `CELERY_ACKS_LATE`).
+    fn django_name(&self, project: &Project, name: &str) -> Option<String> {
+        if let Some(old) = project.catalog.celery_settings.old_names.get(name) {
+            return Some(old.clone());
+        }
+        self.namespaces
+            .iter()
+            .filter(|ns| !ns.is_empty())
+            .find_map(|ns| name.strip_prefix(ns.as_str()))
+            .map(str::to_ascii_lowercase)
+    }
+}
