@@ -5,7 +5,7 @@ use std::fmt;
 use ruff_text_size::TextRange;
 use serde::Serialize;
 
-use crate::project::Hop;
+use crate::project::TraceHop;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -53,6 +53,6 @@ pub struct Diagnostic {
     pub range: TextRange,
     /// The task's qualified name, when the diagnostic concerns one.
     pub task: Option<String>,
-    pub trace: Vec<Hop>,
+    pub trace: Vec<TraceHop>,
     pub fix: Option<Fix>,
 }

@@ -9,6 +9,7 @@ pub mod config;
 pub mod diagnostic;
 pub mod discover;
 pub mod facts;
+pub mod intern;
 pub mod models;
 pub mod parse;
 pub mod path;

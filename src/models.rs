@@ -105,7 +105,7 @@ impl Models {
         let at = path
             .0
             .iter()
-            .position(|s| matches!(&*s.name, "objects" | "_default_manager" | "all_objects"))?;
+            .position(|s| matches!(s.name, "objects" | "_default_manager" | "all_objects"))?;
         let model = project.canonical(&QPath(path.0[..at].to_vec()));
         self.index(&model.dotted())
     }
@@ -128,12 +128,12 @@ impl Models {
                         .first()
                         .and_then(|a| a.path.as_ref())
                         .and_then(|p| self.index(&project.canonical(p).dotted()));
-                    if &*call.method == "query"
+                    if call.method == "query"
                         && let Some(model) = first_model
                     {
                         queried.push(model);
                     }
-                    if !matches!(&*call.method, "delete" | "adelete" | "_raw_delete") {
+                    if !matches!(call.method, "delete" | "adelete" | "_raw_delete") {
                         continue;
                     }
                     if let Some(model) = self.model_of_manager_call(project, path) {

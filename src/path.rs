@@ -7,7 +7,7 @@ use std::fmt;
 /// short string literal (`client("sqs")` → `client(sqs)`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Seg {
-    pub name: Box<str>,
+    pub name: &'static str,
     pub call: Call,
 }
 
@@ -18,13 +18,13 @@ pub enum Call {
     /// Called, without a string-literal first argument.
     Any,
     /// Called with this string literal as first argument.
-    Str(Box<str>),
+    Str(&'static str),
 }
 
 impl Seg {
     pub fn name(name: &str) -> Self {
         Self {
-            name: name.into(),
+            name: crate::intern::intern(name),
             call: Call::No,
         }
     }
@@ -50,7 +50,7 @@ impl QPath {
     }
 
     pub fn last_name(&self) -> Option<&str> {
-        self.0.last().map(|seg| &*seg.name)
+        self.0.last().map(|seg| seg.name)
     }
 
     pub fn is_call(&self) -> bool {
@@ -64,7 +64,7 @@ impl QPath {
             if i > 0 {
                 out.push('.');
             }
-            out.push_str(&seg.name);
+            out.push_str(seg.name);
         }
         out
     }
@@ -86,7 +86,7 @@ impl QPath {
 
     /// Whether any segment (without calls) equals `name`.
     pub fn contains(&self, name: &str) -> bool {
-        self.0.iter().any(|seg| &*seg.name == name)
+        self.0.iter().any(|seg| seg.name == name)
     }
 }
 
@@ -96,7 +96,7 @@ impl fmt::Display for QPath {
             if i > 0 {
                 f.write_str(".")?;
             }
-            f.write_str(&seg.name)?;
+            f.write_str(seg.name)?;
             match &seg.call {
                 Call::No => {}
                 Call::Any => f.write_str("()")?,
@@ -210,9 +210,9 @@ fn matches_from(pat: &[PatSeg], path: &[Seg]) -> bool {
             let call_ok = match call {
                 PatCall::Either => true,
                 PatCall::Required => seg.call != Call::No,
-                PatCall::Str(s) => matches!(&seg.call, Call::Str(got) if got == s),
+                PatCall::Str(s) => matches!(&seg.call, Call::Str(got) if **got == **s),
             };
-            call_ok && glob_match(glob, &seg.name) && matches_from(rest, path_rest)
+            call_ok && glob_match(glob, seg.name) && matches_from(rest, path_rest)
         }
     }
 }
@@ -249,7 +249,7 @@ mod tests {
         QPath(
             segs.iter()
                 .map(|(n, c)| Seg {
-                    name: (*n).into(),
+                    name: crate::intern::intern(n),
                     call: c.clone(),
                 })
                 .collect(),
@@ -266,12 +266,12 @@ mod tests {
         let sqs = Pattern::parse("boto3.client(sqs).send_message");
         let good = path(&[
             ("boto3", Call::No),
-            ("client", Call::Str("sqs".into())),
+            ("client", Call::Str("sqs")),
             ("send_message", Call::Any),
         ]);
         let bad = path(&[
             ("boto3", Call::No),
-            ("client", Call::Str("ses".into())),
+            ("client", Call::Str("ses")),
             ("send_message", Call::Any),
         ]);
         assert!(sqs.matches(&good));

@@ -16,6 +16,18 @@ use crate::parse::SourceFile;
 use crate::path::{Call, QPath, Seg};
 use crate::settings::CelerySettings;
 
+/// At most this many effects are kept per function summary: enough to report, bounded for
+/// helpers that reach many.
+const MAX_REACHED: usize = 16;
+
+/// What [`Project::effect`] returns for a hop that is not an effect (never, by construction).
+static NO_EFFECT: Effect = Effect {
+    kind: EffectKind::Http,
+    sink: None,
+    random_default: false,
+    key: KeyStatus::Unknown,
+};
+
 /// Stands for the transaction of a function decorated `@transaction.atomic`.
 pub const FUNCTION_TRANSACTION: u32 = u32::MAX;
 
@@ -67,21 +79,23 @@ pub enum KeyStatus {
 #[derive(Clone, Debug)]
 pub struct Effect {
     pub kind: EffectKind,
-    /// The SDK or, for heuristics, the call as written.
-    pub sink: String,
-    pub heuristic: bool,
+    /// The catalog sink (index into `Catalog::sinks`); `None` for a heuristic effect.
+    pub sink: Option<u32>,
     pub random_default: bool,
     pub key: KeyStatus,
-    /// Where the sink takes its key, for the `help:` line.
-    pub key_spec: Option<KeySpec>,
 }
 
-/// A hop on the way from a task's call to an effect.
-#[derive(Clone, Debug, PartialEq, Eq)]
+impl Effect {
+    pub fn heuristic(&self) -> bool {
+        self.sink.is_none()
+    }
+}
+
+/// A call on the way from a task to an effect: the function and the call's event index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Hop {
-    pub label: String,
-    pub file: u32,
-    pub range: TextRange,
+    pub func: FuncId,
+    pub event: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -96,14 +110,24 @@ pub enum CallClass {
     Other,
 }
 
-/// An effect a function reaches, directly or through project calls.
-#[derive(Clone, Debug)]
+/// An effect a function reaches, directly or through project calls. The trace is rebuilt from
+/// the summaries when a diagnostic needs it ([`Project::trace`]).
+#[derive(Clone, Copy, Debug)]
 pub struct Reached {
-    pub effect: Effect,
-    /// The calls from the function to the effect, the effect last.
-    pub trace: Vec<Hop>,
+    /// The effect call itself.
+    pub origin: Hop,
+    /// The call in this function that leads to it (the origin itself for a direct effect).
+    pub next: Hop,
     /// Whether a done-guard in a helper on the way precedes it.
     pub guarded: bool,
+}
+
+/// A hop as diagnostics show it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceHop {
+    pub label: String,
+    pub file: u32,
+    pub range: TextRange,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -234,6 +258,33 @@ impl<'a> Project<'a> {
         self.modules.get(name).copied()
     }
 
+    /// The source text of a call's callee, for messages: `uuid.uuid4` for `uuid.uuid4()`.
+    pub fn source_name(&self, file: u32, range: TextRange) -> String {
+        let text = self.source_text(file, range);
+        text.split('(').next().unwrap_or(&text).to_string()
+    }
+
+    /// The source text of a range without white space, for messages (at most 80 characters).
+    pub fn source_text(&self, file: u32, range: TextRange) -> String {
+        let text = self
+            .files
+            .get(file as usize)
+            .and_then(|f| f.text.get(range.start().to_usize()..range.end().to_usize()))
+            .unwrap_or_default();
+        text.chars()
+            .filter(|c| !c.is_whitespace())
+            .take(80)
+            .collect()
+    }
+
+    /// The call at an event index of a function.
+    pub fn call_at(&self, id: FuncId, event: u32) -> Option<&'a CallSite> {
+        match &self.function(id)?.events.get(event as usize)?.kind {
+            EventKind::Call(call) => Some(call),
+            _ => None,
+        }
+    }
+
     /// A value when it is known before run time: a literal, an expression of literals, or a
     /// module constant (also one imported from another module of the project).
     pub fn constant(&self, value: &Value) -> Option<Value> {
@@ -243,7 +294,7 @@ impl<'a> Project<'a> {
                 let canonical = self.canonical(path);
                 let (name, module) = canonical.segs().split_last()?;
                 let file = self.module_of(&QPath(module.to_vec()).dotted())?;
-                let constant = self.facts(file)?.vars.get(&*name.name)?;
+                let constant = self.facts(file)?.vars.get(name.name)?;
                 (!matches!(constant.lit, Lit::Other)).then(|| constant.clone())
             }
             _ => Some(value.clone()),
@@ -305,7 +356,7 @@ impl<'a> Project<'a> {
                 break;
             };
             let Some(facts) = self.facts(file) else { break };
-            let name = &*path.0[at].name;
+            let name = path.0[at].name;
             let rest = &path.0[at + 1..];
             let called = path.0[at].call.clone();
             let replacement = if let Some(target) = facts.imports.get(name) {
@@ -321,7 +372,7 @@ impl<'a> Project<'a> {
                 let mut target = var_path.clone();
                 if called != Call::No {
                     target.0.push(Seg {
-                        name: "__call__".into(),
+                        name: "__call__",
                         call: called,
                     });
                 }
@@ -381,7 +432,7 @@ impl<'a> Project<'a> {
             if i > 0 {
                 name.push('.');
             }
-            name.push_str(&seg.name);
+            name.push_str(seg.name);
             if i + 1 < path.0.len()
                 && let Some(&file) = self.modules.get(name.as_str())
             {
@@ -395,9 +446,9 @@ impl<'a> Project<'a> {
     /// instance), or a method of the calling function's class through `self`.
     pub fn resolve_function(&self, path: &QPath, caller: Option<FuncId>) -> Option<FuncId> {
         let segs = path.segs();
-        if segs.first().is_some_and(|s| &*s.name == "self") && segs.len() == 2 {
+        if segs.first().is_some_and(|s| s.name == "self") && segs.len() == 2 {
             let class = self.class_of(caller?)?;
-            return self.find_method(&class.qualname, &segs[1].name, 0);
+            return self.find_method(&class.qualname, segs[1].name, 0);
         }
         if segs
             .iter()
@@ -411,7 +462,7 @@ impl<'a> Project<'a> {
                 return None;
             }
             let class_name = QPath(init.to_vec()).dotted();
-            return self.find_method(&class_name, &last.name, 0);
+            return self.find_method(&class_name, last.name, 0);
         }
         let dotted = path.dotted();
         if let Some(&id) = self.functions.get(&dotted) {
@@ -420,7 +471,7 @@ impl<'a> Project<'a> {
         }
         let (last, init) = segs.split_last()?;
         let class_name = QPath(init.to_vec()).dotted();
-        self.find_method(&class_name, &last.name, 0)
+        self.find_method(&class_name, last.name, 0)
     }
 
     fn find_method(&self, class: &str, name: &str, depth: u32) -> Option<FuncId> {
@@ -679,8 +730,8 @@ impl<'a> Project<'a> {
         if let Some(enqueue) = self.enqueue(call, &canonical, caller) {
             return enqueue;
         }
-        if let Some((_, sink)) = self.catalog.sink(&canonical) {
-            return match self.sink_effect(sink, call) {
+        if let Some((index, sink)) = self.catalog.sink(&canonical) {
+            return match self.sink_effect(u32::try_from(index).unwrap_or(u32::MAX), sink, call) {
                 Some(effect) => CallClass::Effect(effect),
                 None => CallClass::Other,
             };
@@ -697,7 +748,7 @@ impl<'a> Project<'a> {
     }
 
     fn enqueue(&self, call: &CallSite, canonical: &QPath, caller: FuncId) -> Option<CallClass> {
-        let method = &*call.method;
+        let method = call.method;
         if matches!(method, "delay_on_commit" | "apply_async_on_commit") {
             return Some(CallClass::Enqueue {
                 deferred_to_commit: true,
@@ -746,7 +797,7 @@ impl<'a> Project<'a> {
         None
     }
 
-    fn sink_effect(&self, sink: &Sink, call: &CallSite) -> Option<Effect> {
+    fn sink_effect(&self, index: u32, sink: &Sink, call: &CallSite) -> Option<Effect> {
         if let Some(method) = &sink.method {
             let value = match (&method.keyword, method.position) {
                 (Some(k), Some(p)) => call.arg(p, k),
@@ -765,17 +816,15 @@ impl<'a> Project<'a> {
         };
         Some(Effect {
             kind: sink.kind,
-            sink: sink.sdk.clone(),
-            heuristic: false,
+            sink: Some(index),
             random_default: sink.random_default,
             key,
-            key_spec: sink.key.clone(),
         })
     }
 
     fn heuristic_effect(&self, call: &CallSite, canonical: &QPath) -> Option<Effect> {
-        let receiver = call.receiver.as_deref()?;
-        let method = &*call.method;
+        let receiver = call.receiver?;
+        let method = call.method;
         let h = &self.catalog.heuristics;
         // ORM calls are local writes, never effects, whatever the model's name.
         if canonical.contains("objects")
@@ -821,14 +870,9 @@ impl<'a> Project<'a> {
             );
         Some(Effect {
             kind: heuristic_kind(&receiver_lower, method),
-            sink: format!("{receiver}.{method}"),
-            heuristic: true,
+            sink: None,
             random_default: false,
             key,
-            key_spec: Some(KeySpec {
-                keyword: Some("idempotency_key".to_string()),
-                ..KeySpec::default()
-            }),
         })
     }
 
@@ -838,11 +882,7 @@ impl<'a> Project<'a> {
             return true;
         }
         let writes = &self.catalog.state_writes;
-        let receiver = call
-            .receiver
-            .as_deref()
-            .unwrap_or_default()
-            .to_ascii_lowercase();
+        let receiver = call.receiver.unwrap_or_default().to_ascii_lowercase();
         let on_cache = writes
             .receiver_words
             .iter()
@@ -859,7 +899,7 @@ impl<'a> Project<'a> {
     }
 
     fn is_project_path(&self, path: &QPath) -> bool {
-        path.0.first().is_some_and(|s| &*s.name == "self") || self.split_module(path).is_some()
+        path.0.first().is_some_and(|s| s.name == "self") || self.split_module(path).is_some()
     }
 
     // ------------------------------------------------------------------ summaries
@@ -884,26 +924,20 @@ impl<'a> Project<'a> {
         self.summaries = done;
     }
 
+    /// Computes the summary of `id` into `done` (and those of what it calls).
     fn summary_of(
         &self,
         id: FuncId,
         done: &mut HashMap<FuncId, Summary>,
         visiting: &mut HashSet<FuncId>,
-    ) -> Summary {
-        if let Some(summary) = done.get(&id) {
-            return summary.clone();
-        }
+    ) {
         // A cycle: what is being computed further up the stack counts as nothing here.
-        if !visiting.insert(id) {
-            return Summary {
-                complete: true,
-                ..Summary::default()
-            };
+        if done.contains_key(&id) || !visiting.insert(id) {
+            return;
         }
         let summary = self.compute_summary(id, done, visiting);
         visiting.remove(&id);
-        done.insert(id, summary.clone());
-        summary
+        done.insert(id, summary);
     }
 
     fn compute_summary(
@@ -932,35 +966,31 @@ impl<'a> Project<'a> {
             if self.is_state_write(call) {
                 summary.writes_state = true;
             }
+            let here = Hop {
+                func: id,
+                event: u32::try_from(i).unwrap_or(u32::MAX),
+            };
             match self.call_class(id, i) {
-                Some(CallClass::Effect(effect)) => summary.effects.push(Reached {
-                    effect: effect.clone(),
-                    trace: vec![Hop {
-                        label: call_label(call),
-                        file: id.file,
-                        range: call.func_range,
-                    }],
+                Some(CallClass::Effect(_)) => summary.effects.push(Reached {
+                    origin: here,
+                    next: here,
                     guarded: guarded_at(function, i),
                 }),
                 Some(CallClass::Project(callee)) => {
-                    let label = self.short_name(*callee).unwrap_or_else(|| call_label(call));
-                    let callee_summary = self.summary_of(*callee, done, visiting);
+                    self.summary_of(*callee, done, visiting);
+                    let Some(callee_summary) = done.get(callee) else {
+                        continue;
+                    };
                     summary.writes_state |= callee_summary.writes_state;
                     summary.complete &= callee_summary.complete;
                     let guarded_here = guarded_at(function, i);
-                    for reached in callee_summary.effects {
-                        if summary.effects.len() >= 16 {
+                    for reached in &callee_summary.effects {
+                        if summary.effects.len() >= MAX_REACHED {
                             break;
                         }
-                        let mut trace = vec![Hop {
-                            label: label.clone(),
-                            file: id.file,
-                            range: call.func_range,
-                        }];
-                        trace.extend(reached.trace);
                         summary.effects.push(Reached {
-                            effect: reached.effect,
-                            trace,
+                            origin: reached.origin,
+                            next: here,
                             guarded: reached.guarded || guarded_here,
                         });
                     }
@@ -971,17 +1001,32 @@ impl<'a> Project<'a> {
         for value in &function.returns {
             for taint in &value.taint {
                 match taint {
-                    Taint::Nondet { range, call } => {
-                        summary
-                            .returns_nondet
-                            .push((id.file, *range, call.to_string()))
+                    Taint::Nondet { range } => {
+                        summary.returns_nondet.push((
+                            id.file,
+                            *range,
+                            self.source_name(id.file, *range),
+                        ));
                     }
-                    Taint::Call { path, .. } => {
-                        if let Some(callee) = self.resolve_function(&self.canonical(path), Some(id))
+                    Taint::Call { event } => {
+                        if let Some(path) =
+                            function
+                                .events
+                                .get(*event as usize)
+                                .and_then(|e| match &e.kind {
+                                    EventKind::Call(call) => call.path.as_ref(),
+                                    _ => None,
+                                })
+                            && let Some(callee) =
+                                self.resolve_function(&self.canonical(path), Some(id))
                             && callee != id
                         {
-                            let callee_summary = self.summary_of(callee, done, visiting);
-                            summary.returns_nondet.extend(callee_summary.returns_nondet);
+                            self.summary_of(callee, done, visiting);
+                            if let Some(callee_summary) = done.get(&callee) {
+                                summary
+                                    .returns_nondet
+                                    .extend(callee_summary.returns_nondet.iter().cloned());
+                            }
                         }
                     }
                     _ => {}
@@ -1031,49 +1076,123 @@ impl<'a> Project<'a> {
     /// The effects an event reaches: one for a direct effect, those of the summary for a
     /// project call.
     pub fn effects_at(&self, id: FuncId, index: usize) -> Vec<Reached> {
-        let Some(function) = self.function(id) else {
-            return Vec::new();
-        };
-        let Some(event) = function.events.get(index) else {
-            return Vec::new();
-        };
-        let EventKind::Call(call) = &event.kind else {
-            return Vec::new();
+        let here = Hop {
+            func: id,
+            event: u32::try_from(index).unwrap_or(u32::MAX),
         };
         match self.call_class(id, index) {
-            Some(CallClass::Effect(effect)) => vec![Reached {
-                effect: effect.clone(),
-                trace: vec![Hop {
-                    label: call_label(call),
-                    file: id.file,
-                    range: call.func_range,
-                }],
+            Some(CallClass::Effect(_)) => vec![Reached {
+                origin: here,
+                next: here,
                 guarded: false,
             }],
-            Some(CallClass::Project(callee)) => {
-                let Some(summary) = self.summary(*callee) else {
-                    return Vec::new();
-                };
-                summary
-                    .effects
-                    .iter()
-                    .map(|reached| {
-                        let mut trace = vec![Hop {
-                            label: self.short_name(*callee).unwrap_or_else(|| call_label(call)),
-                            file: id.file,
-                            range: call.func_range,
-                        }];
-                        trace.extend(reached.trace.iter().cloned());
-                        Reached {
-                            effect: reached.effect.clone(),
-                            trace,
+            Some(CallClass::Project(callee)) => self
+                .summary(*callee)
+                .map(|summary| {
+                    summary
+                        .effects
+                        .iter()
+                        .map(|reached| Reached {
+                            origin: reached.origin,
+                            next: here,
                             guarded: reached.guarded,
-                        }
-                    })
-                    .collect()
-            }
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
             _ => Vec::new(),
         }
+    }
+
+    /// The effect a reached effect is.
+    pub fn effect(&self, reached: &Reached) -> &Effect {
+        match self.call_class(reached.origin.func, reached.origin.event as usize) {
+            Some(CallClass::Effect(effect)) => effect,
+            // `Reached::origin` always names an effect call.
+            _ => &NO_EFFECT,
+        }
+    }
+
+    /// The calls from `reached.next` to the effect, the effect last.
+    pub fn trace(&self, reached: &Reached) -> Vec<Hop> {
+        let mut hops = vec![reached.next];
+        let mut current = reached.next;
+        while current != reached.origin && hops.len() <= MAX_REACHED {
+            let Some(CallClass::Project(callee)) =
+                self.call_class(current.func, current.event as usize)
+            else {
+                break;
+            };
+            let Some(step) = self
+                .summary(*callee)
+                .and_then(|s| s.effects.iter().find(|r| r.origin == reached.origin))
+            else {
+                break;
+            };
+            hops.push(step.next);
+            current = step.next;
+        }
+        hops
+    }
+
+    /// The hops of a trace as diagnostics show them.
+    pub fn trace_hops(&self, reached: &Reached) -> Vec<TraceHop> {
+        self.trace(reached)
+            .into_iter()
+            .map(|hop| self.trace_hop(hop))
+            .collect()
+    }
+
+    pub fn trace_hop(&self, hop: Hop) -> TraceHop {
+        let label = self.hop_label(hop);
+        let range = self
+            .call_at(hop.func, hop.event)
+            .map(|c| c.func_range)
+            .unwrap_or_default();
+        TraceHop {
+            label,
+            file: hop.func.file,
+            range,
+        }
+    }
+
+    /// A hop's name: the callee's name for a project call, the resolved call for an effect.
+    pub fn hop_label(&self, hop: Hop) -> String {
+        let Some(call) = self.call_at(hop.func, hop.event) else {
+            return String::new();
+        };
+        match self.call_class(hop.func, hop.event as usize) {
+            Some(CallClass::Project(callee)) => {
+                self.short_name(*callee).unwrap_or_else(|| call_label(call))
+            }
+            _ => call_label(call),
+        }
+    }
+
+    /// The range of the call a hop names, in the hop's file.
+    pub fn hop_range(&self, hop: Hop) -> TextRange {
+        self.call_at(hop.func, hop.event)
+            .map(|c| c.func_range)
+            .unwrap_or_default()
+    }
+
+    /// Where a sink takes its key; heuristic effects take `idempotency_key=`.
+    pub fn key_spec(&self, effect: &Effect) -> Option<KeySpec> {
+        match effect.sink {
+            Some(index) => self.catalog.sinks.get(index as usize)?.key.clone(),
+            None => Some(KeySpec {
+                keyword: Some("idempotency_key".to_string()),
+                ..KeySpec::default()
+            }),
+        }
+    }
+
+    /// The SDK a sink belongs to, for messages.
+    pub fn sink_name(&self, effect: &Effect) -> &str {
+        effect
+            .sink
+            .and_then(|i| self.catalog.sinks.get(i as usize))
+            .map_or("the client", |s| s.sdk.as_str())
     }
 
     /// Whether a call writes state: ORM writes directly or through a project helper.
@@ -1175,13 +1294,13 @@ fn short_label(dotted: &str) -> String {
 
 /// ORM and cache writes that record state: `.save()`, queryset `.update()`, `create`...
 pub fn is_state_write(call: &CallSite) -> bool {
-    let method = &*call.method;
+    let method = call.method;
     let Some(path) = &call.path else { return false };
     let orm_chain = path.contains("objects")
         || path.contains("_default_manager")
         || path.0.iter().any(|s| {
             s.call != Call::No
-                && matches!(&*s.name, "filter" | "exclude" | "all" | "select_for_update")
+                && matches!(s.name, "filter" | "exclude" | "all" | "select_for_update")
         });
     match method {
         "save" | "asave" => true,

@@ -126,8 +126,7 @@ impl CelerySettings {
                     EventKind::Call(call) => {
                         let Some(path) = &call.path else { continue };
                         let canonical = project.canonical(path);
-                        if is_conf(&canonical, 1)
-                            && matches!(&*call.method, "update" | "setdefault")
+                        if is_conf(&canonical, 1) && matches!(call.method, "update" | "setdefault")
                         {
                             for (key, value) in &call.keywords {
                                 self.set(key, known(project, value), file, value.range);
@@ -158,7 +157,7 @@ impl CelerySettings {
                         };
                         if is_conf(&project.canonical(object), 0) {
                             self.set(
-                                &assign.attr,
+                                assign.attr,
                                 known(project, &assign.value),
                                 file,
                                 assign.value.range,
@@ -176,7 +175,7 @@ impl CelerySettings {
 fn is_conf(path: &QPath, extra: usize) -> bool {
     let segs = path.segs();
     segs.len() >= 2 + extra
-        && &*segs[segs.len() - 1 - extra].name == "conf"
+        && segs[segs.len() - 1 - extra].name == "conf"
         && is_celery_app(&QPath(segs[..segs.len() - 1 - extra].to_vec()))
 }
 
@@ -213,7 +212,7 @@ impl Sources {
                     let EventKind::Call(call) = &event.kind else {
                         continue;
                     };
-                    if &*call.method != "config_from_object" {
+                    if call.method != "config_from_object" {
                         continue;
                     }
                     let Some(first) = call.args.first() else {

@@ -268,6 +268,7 @@ pub struct Catalog {
     pub transactions: Transactions,
     pub models: Models,
     pub celery_settings: CelerySettingsSpec,
+    pure: Pure,
 }
 
 /// A sink declared by the user in `[tool.twice.effects]`.
@@ -304,6 +305,15 @@ struct RawCatalog {
     transactions: RawTransactions,
     models: Models,
     celery_settings: CelerySettingsSpec,
+    pure: Pure,
+}
+
+/// Calls that never matter to a rule: no event is kept for them.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pure {
+    functions: std::collections::HashSet<String>,
+    methods: std::collections::HashSet<String>,
 }
 
 #[derive(Deserialize)]
@@ -337,11 +347,7 @@ impl Writes {
         if self.counters.find(path).is_some() {
             return true;
         }
-        let receiver = call
-            .receiver
-            .as_deref()
-            .unwrap_or_default()
-            .to_ascii_lowercase();
+        let receiver = call.receiver.unwrap_or_default().to_ascii_lowercase();
         self.counter_methods.iter().any(|m| **m == *call.method)
             && self
                 .counter_receiver_words
@@ -788,6 +794,7 @@ impl Catalog {
             },
             models: raw.models,
             celery_settings: raw.celery_settings,
+            pure: raw.pure,
         }
     }
 
@@ -795,6 +802,15 @@ impl Catalog {
     pub fn sink(&self, path: &QPath) -> Option<(usize, &Sink)> {
         let index = self.effects.find_last_inserted(path)?;
         Some((index, &self.sinks[index]))
+    }
+
+    /// Whether a call can be left out of the facts: a builtin called by its bare name, or a
+    /// method that neither reaches effects nor writes state.
+    pub fn is_pure_call(&self, bare_function: Option<&str>, method: &str) -> bool {
+        match bare_function {
+            Some(name) => self.pure.functions.contains(name),
+            None => self.pure.methods.contains(method),
+        }
     }
 
     /// `F("x")`: an expression that reads the stored value.
@@ -825,11 +841,7 @@ impl Catalog {
     /// The lock API a call uses, if it takes a lock or a set-if-absent marker.
     pub fn lock(&self, path: &QPath, call: &CallSite) -> Option<&LockApi> {
         let method = path.last_name()?;
-        let receiver = call
-            .receiver
-            .as_deref()
-            .unwrap_or_default()
-            .to_ascii_lowercase();
+        let receiver = call.receiver.unwrap_or_default().to_ascii_lowercase();
         self.locks.iter().find(|lock| {
             let by_pattern = lock.patterns.iter().any(|p| p.matches(path));
             let by_receiver = !by_pattern

@@ -17,10 +17,18 @@ use super::{
     Function, Guard, GuardTest, Lit, ModuleFacts, Param, Taint, Value,
 };
 use crate::catalog::Catalog;
+use crate::intern::intern;
 use crate::path::{Call, QPath, Seg};
 
 /// Taint lists are capped: a key depends on a handful of sources, not hundreds.
 const MAX_TAINT: usize = 12;
+
+/// Collection literals keep their first entries only: keys and settings are in small dicts,
+/// and a module-level table of thousands of entries would only cost memory.
+const MAX_ITEMS: usize = 64;
+
+/// String literals are kept up to this length (SQL statements, URLs, setting values).
+const MAX_STRING: usize = 2048;
 
 /// Extracts the facts of one module. `module` is its dotted name.
 pub fn extract(suite: &[Stmt], module: &str, is_package: bool, catalog: &Catalog) -> ModuleFacts {
@@ -291,11 +299,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 .annotation
                 .as_deref()
                 .and_then(|a| self.annotation_path(a));
-            let default = param.default.as_deref().map(|d| self.pure(d));
-            let mut value = Value {
-                taint: vec![Taint::Param(name.clone().into())],
-                ..Value::default()
-            };
+            let mut value = Value::default();
             if let Some(path) = &annotation {
                 let mut instance = path.clone();
                 if let Some(last) = instance.0.last_mut() {
@@ -305,9 +309,8 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             self.params.insert(name.clone(), value);
             params.push(Param {
-                name,
+                name: intern(&name),
                 annotation,
-                default,
             });
         }
         for extra in [&def.parameters.vararg, &def.parameters.kwarg]
@@ -315,17 +318,10 @@ impl<'e, 'c> Walker<'e, 'c> {
             .flatten()
         {
             let name = extra.name.as_str().to_string();
-            self.params.insert(
-                name.clone(),
-                Value {
-                    taint: vec![Taint::Param(name.clone().into())],
-                    ..Value::default()
-                },
-            );
+            self.params.insert(name.clone(), Value::default());
             params.push(Param {
-                name,
+                name: intern(&name),
                 annotation: None,
-                default: None,
             });
         }
         self.ex.functions[self.func].params = params;
@@ -398,14 +394,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                             let object = self.pure(&attr.value).path;
                             self.push_event(
                                 block,
-                                EventKind::AttrAssign(AttrAssign {
+                                EventKind::AttrAssign(Box::new(AttrAssign {
                                     range: assign.range,
                                     object,
-                                    var: var.into(),
-                                    attr: attr.attr.as_str().into(),
+                                    var: intern(var),
+                                    attr: intern(attr.attr.as_str()),
                                     augmented: true,
                                     value,
-                                }),
+                                })),
                             );
                         }
                     }
@@ -567,7 +563,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                         EventKind::Call(call)
                             if self.blocks_within(event.block, body)
                                 && matches!(
-                                    &*call.method,
+                                    call.method,
                                     "create"
                                         | "acreate"
                                         | "save"
@@ -862,14 +858,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                     let object = self.pure(&attr.value).path;
                     self.push_event(
                         block,
-                        EventKind::AttrAssign(AttrAssign {
+                        EventKind::AttrAssign(Box::new(AttrAssign {
                             range: target.range(),
                             object,
-                            var: var.into(),
-                            attr: attr.attr.as_str().into(),
+                            var: intern(var),
+                            attr: intern(attr.attr.as_str()),
                             augmented: false,
                             value: value.clone(),
-                        }),
+                        })),
                     );
                 }
             }
@@ -1045,6 +1041,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 if let Some(table) = deleted_table(text) {
                     self.ex.deleted_tables.push(table);
                 }
+                let text = text.get(..MAX_STRING).unwrap_or(text);
                 Value {
                     lit: Lit::Str(text.into()),
                     ..Value::default()
@@ -1126,7 +1123,9 @@ impl<'e, 'c> Walker<'e, 'c> {
                     match &item.key {
                         Some(key) => {
                             let key_value = self.expr(key, block);
-                            items.push((key_value.as_str().map(Into::into), value));
+                            if items.len() < MAX_ITEMS {
+                                items.push((key_value.as_str().map(intern), value));
+                            }
                         }
                         // `{**base, ...}`: the entries of a known dict are part of this one.
                         None => match value.lit {
@@ -1144,11 +1143,12 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::List(ast::ExprList { elts, .. })
             | Expr::Tuple(ast::ExprTuple { elts, .. })
             | Expr::Set(ast::ExprSet { elts, .. }) => {
-                let items: Vec<Value> = elts.iter().map(|e| self.expr(e, block)).collect();
+                let mut items: Vec<Value> = elts.iter().map(|e| self.expr(e, block)).collect();
                 let mut taint = Vec::new();
                 for item in &items {
                     merge_taint(&mut taint, &item.taint);
                 }
+                items.truncate(MAX_ITEMS);
                 Value {
                     lit: Lit::Seq(items),
                     taint,
@@ -1275,6 +1275,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         } else if let Some(var) = self.ex.module_vars.get(id).filter(|_| !self.is_module) {
             let mut var = var.clone();
+            var.taint.retain(|t| !matches!(t, Taint::Call { .. }));
             if var.path.is_none() {
                 var.path = Some(QPath::from_dotted(&qualify(&self.ex.module, id)));
             }
@@ -1286,7 +1287,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 ..Value::default()
             };
             if *kind == TopLevel::Var {
-                value.name = Some(id.into());
+                value.name = Some(intern(id));
             }
             value
         } else if let Some(target) = self.ex.imports.get(id) {
@@ -1300,7 +1301,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 ..Value::default()
             }
         };
-        value.name = Some(id.into());
+        value.name = Some(intern(id));
         value
     }
 
@@ -1331,8 +1332,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             {
                 value.taint.push(Taint::Meta {
                     range: attr.range,
-                    index,
-                    text: path.to_string().into(),
+                    index: u32::try_from(index).unwrap_or(u32::MAX),
                 });
             }
             value.path = Some(path);
@@ -1366,7 +1366,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         for keyword in &call.arguments.keywords {
             let value = self.expr(&keyword.value, block);
             match &keyword.arg {
-                Some(arg) => keywords.push((Box::<str>::from(arg.as_str()), value)),
+                Some(arg) => keywords.push((intern(arg.as_str()), value)),
                 None => {
                     star_kwargs = true;
                     // `**{"idempotency_key": k}` spreads known keys.
@@ -1381,11 +1381,26 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
 
+        // Builtins and pure methods: no event, no helper to follow.
+        let pure = match &*call.func {
+            Expr::Name(name) => {
+                let id = name.id.as_str();
+                !self.locals.contains_key(id)
+                    && !self.ex.top_level.contains_key(id)
+                    && !self.ex.imports.contains_key(id)
+                    && self.ex.catalog.is_pure_call(Some(id), id)
+            }
+            Expr::Attribute(attr) => {
+                !matches!(&*attr.value, Expr::Name(n) if Some(n.id.as_str()) == self.self_name.as_deref())
+                    && self.ex.catalog.is_pure_call(None, attr.attr.as_str())
+            }
+            _ => false,
+        };
         let first_str = args
             .first()
             .and_then(Value::as_str)
             .filter(|s| s.len() <= 64)
-            .map(Into::into);
+            .map(crate::intern::intern);
         let path = func.path.clone().map(|mut path| {
             if let Some(last) = path.0.last_mut() {
                 last.call = match first_str {
@@ -1398,11 +1413,18 @@ impl<'e, 'c> Walker<'e, 'c> {
 
         let mut value = Value {
             path: path.clone(),
-            first_arg: args.first().cloned().map(Box::new),
+            first_arg: if self.class_body {
+                args.first().map(|a| Box::new(literal_only(a)))
+            } else {
+                None
+            },
             call: self.class_body.then(|| {
                 Box::new(CallArgs {
-                    args: args.clone(),
-                    keywords: keywords.clone(),
+                    args: args.iter().map(literal_only).collect(),
+                    keywords: keywords
+                        .iter()
+                        .map(|(k, v)| (*k, literal_only(v)))
+                        .collect(),
                 })
             }),
             ..Value::default()
@@ -1419,22 +1441,25 @@ impl<'e, 'c> Walker<'e, 'c> {
             if catalog.is_nondeterministic(path) {
                 value.taint.push(Taint::Nondet {
                     range: call.range(),
-                    call: path.dotted().into(),
                 });
             } else if catalog.metadata(path).is_some() {
                 let index = self.metadata_index(path);
                 value.taint.push(Taint::Meta {
                     range: call.range(),
-                    index,
-                    text: path.to_string().into(),
+                    index: u32::try_from(index).unwrap_or(u32::MAX),
                 });
-            } else if path.0.len() > 1
-                || self.ex.top_level.contains_key(&*path.0[0].name)
-                || self.locals.contains_key(&*path.0[0].name)
+            } else if self.emit
+                && !pure
+                && path.0[..path.0.len() - 1]
+                    .iter()
+                    .all(|seg| seg.call == Call::No)
+                && (path.0.len() > 1
+                    || self.ex.top_level.contains_key(path.0[0].name)
+                    || self.locals.contains_key(path.0[0].name))
             {
+                // This call's event comes next: its index is the number of events so far.
                 value.taint.push(Taint::Call {
-                    path: path.clone(),
-                    range: call.range(),
+                    event: u32::try_from(self.events.len()).unwrap_or(u32::MAX),
                 });
             }
             let method = path.last_name().unwrap_or_default();
@@ -1448,14 +1473,17 @@ impl<'e, 'c> Walker<'e, 'c> {
         value.taint.truncate(MAX_TAINT);
 
         let (method, receiver) = match &*call.func {
-            Expr::Attribute(attr) => (attr.attr.as_str().into(), receiver_name(&attr.value)),
-            Expr::Name(name) => (name.id.as_str().into(), None),
-            _ => ("".into(), None),
+            Expr::Attribute(attr) => (intern(attr.attr.as_str()), receiver_name(&attr.value)),
+            Expr::Name(name) => (intern(name.id.as_str()), None),
+            _ => ("", None),
         };
         let receiver_var = match &*call.func {
-            Expr::Attribute(attr) => root_name(&attr.value).map(Into::into),
+            Expr::Attribute(attr) => root_name(&attr.value).map(intern),
             _ => None,
         };
+        if pure {
+            return value;
+        }
         self.push_event(
             block,
             EventKind::Call(Box::new(CallSite {
@@ -1473,6 +1501,25 @@ impl<'e, 'c> Walker<'e, 'c> {
             })),
         );
         value
+    }
+}
+
+/// A value kept only for its literal (model field options, constraint fields): calls and
+/// names inside it are dropped, since nothing reads them there.
+fn literal_only(value: &Value) -> Value {
+    let lit = match &value.lit {
+        Lit::Seq(items) => Lit::Seq(items.iter().map(literal_only).collect()),
+        Lit::Dict(_) | Lit::Other => Lit::Other,
+        other => other.clone(),
+    };
+    // A plain name (`func(book_pickup)`) keeps its path: registries name functions that way.
+    let path = value.path.as_ref().filter(|p| !p.is_call()).cloned();
+    Value {
+        range: value.range,
+        lit,
+        path,
+        name: value.name,
+        ..Value::default()
     }
 }
 
@@ -1524,10 +1571,10 @@ fn root_name(expr: &Expr) -> Option<&str> {
 
 /// The identifier right before a method: `payment_gateway` in `payment_gateway.capture`,
 /// `messages` in `client.messages.create`, `api` in `get_api().refund`.
-fn receiver_name(expr: &Expr) -> Option<Box<str>> {
+fn receiver_name(expr: &Expr) -> Option<&'static str> {
     match expr {
-        Expr::Name(name) => Some(name.id.as_str().into()),
-        Expr::Attribute(attr) => Some(attr.attr.as_str().into()),
+        Expr::Name(name) => Some(intern(name.id.as_str())),
+        Expr::Attribute(attr) => Some(intern(attr.attr.as_str())),
         Expr::Call(call) => receiver_name(&call.func),
         _ => None,
     }
@@ -1539,7 +1586,7 @@ fn merge_taint(into: &mut Vec<Taint>, from: &[Taint]) {
             return;
         }
         if !into.contains(taint) {
-            into.push(taint.clone());
+            into.push(*taint);
         }
     }
 }

@@ -22,7 +22,7 @@ pub struct Value {
     /// The resolved path of a name, attribute or call chain.
     pub path: Option<QPath>,
     /// The local name the value was read from, when it was a plain name.
-    pub name: Option<Box<str>>,
+    pub name: Option<&'static str>,
     /// Nondeterministic sources, delivery metadata, helper results and parameters it derives from.
     pub taint: Vec<Taint>,
     pub flags: u8,
@@ -36,7 +36,7 @@ pub struct Value {
 #[derive(Clone, Debug, Default)]
 pub struct CallArgs {
     pub args: Vec<Value>,
-    pub keywords: Vec<(Box<str>, Value)>,
+    pub keywords: Vec<(&'static str, Value)>,
 }
 
 impl CallArgs {
@@ -99,7 +99,7 @@ impl Value {
 }
 
 /// A dict entry: its key when it is a string literal, and its value.
-pub type DictItem = (Option<Box<str>>, Value);
+pub type DictItem = (Option<&'static str>, Value);
 
 #[derive(Clone, Debug, Default)]
 pub enum Lit {
@@ -116,20 +116,15 @@ pub enum Lit {
     Seq(Vec<Value>),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// Where a value comes from, as far as keys care. Small and `Copy`: values carry several.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Taint {
-    /// A nondeterministic source call (`uuid.uuid4()`), where it is called.
-    Nondet { range: TextRange, call: Box<str> },
-    /// Delivery metadata (`self.request.retries`), an index into the catalog's metadata.
-    Meta {
-        range: TextRange,
-        index: usize,
-        text: Box<str>,
-    },
-    /// The result of a call that may be a project helper.
-    Call { path: QPath, range: TextRange },
-    /// A parameter of the function.
-    Param(Box<str>),
+    /// A nondeterministic source call (`uuid.uuid4()`); the source text names it.
+    Nondet { range: TextRange },
+    /// Delivery metadata (`self.request.retries`), with its index in the catalog's metadata.
+    Meta { range: TextRange, index: u32 },
+    /// The result of the call at this event index of the same function (maybe a helper).
+    Call { event: u32 },
 }
 
 #[derive(Debug)]
@@ -168,9 +163,8 @@ pub struct Class {
 
 #[derive(Debug)]
 pub struct Param {
-    pub name: String,
+    pub name: &'static str,
     pub annotation: Option<QPath>,
-    pub default: Option<Value>,
 }
 
 #[derive(Debug)]
@@ -303,7 +297,7 @@ pub enum EventKind {
     Call(Box<CallSite>),
     Guard(Guard),
     /// `x.attr = value` or `x.attr += value`.
-    AttrAssign(AttrAssign),
+    AttrAssign(Box<AttrAssign>),
 }
 
 #[derive(Debug)]
@@ -314,13 +308,13 @@ pub struct CallSite {
     /// The resolved path of the callee, ending in the called segment.
     pub path: Option<QPath>,
     /// The method or function name as written.
-    pub method: Box<str>,
+    pub method: &'static str,
     /// The identifier right before the method (`payment_gateway` in `payment_gateway.capture`).
-    pub receiver: Option<Box<str>>,
+    pub receiver: Option<&'static str>,
     /// The local variable the receiver chain starts from, when there is one.
-    pub receiver_var: Option<Box<str>>,
+    pub receiver_var: Option<&'static str>,
     pub args: Vec<Value>,
-    pub keywords: Vec<(Box<str>, Value)>,
+    pub keywords: Vec<(&'static str, Value)>,
     pub star_args: bool,
     pub star_kwargs: bool,
 }
@@ -373,8 +367,8 @@ pub struct AttrAssign {
     pub range: TextRange,
     /// The resolved path of the object written to (`celery.Celery().conf` for `app.conf.x = 1`).
     pub object: Option<QPath>,
-    pub var: Box<str>,
-    pub attr: Box<str>,
+    pub var: &'static str,
+    pub attr: &'static str,
     pub augmented: bool,
     pub value: Value,
 }

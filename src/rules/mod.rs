@@ -5,7 +5,7 @@ use ruff_text_size::TextRange;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::facts::Function;
-use crate::project::{FuncId, Project, Reached, Task};
+use crate::project::{Effect, FuncId, Project, Task, TraceHop};
 
 pub mod config;
 pub mod effects;
@@ -55,14 +55,16 @@ pub(crate) use declare_rule;
 
 /// An effect that a task reaches at one of its calls.
 #[derive(Debug)]
-pub struct EffectAt {
+pub struct EffectAt<'a> {
     /// Index of the call event in the task function.
     pub index: usize,
     pub order: u32,
     pub block: u32,
     /// The call in the task.
     pub range: TextRange,
-    pub reached: Reached,
+    pub effect: &'a Effect,
+    /// From the call in the task to the effect, the effect last.
+    pub trace: Vec<TraceHop>,
     /// Preceded by a done-guard, in the task or in a helper on the way.
     pub guarded: bool,
 }
@@ -72,7 +74,7 @@ pub struct TaskView<'a> {
     pub id: FuncId,
     pub task: &'a Task,
     pub function: &'a Function,
-    pub effects: Vec<EffectAt>,
+    pub effects: Vec<EffectAt<'a>>,
 }
 
 impl<'a> TaskView<'a> {
@@ -85,19 +87,16 @@ impl<'a> TaskView<'a> {
             }
             let guarded_here = project.is_guarded(task.id, index);
             for reached in project.effects_at(task.id, index) {
-                let range = reached
-                    .trace
-                    .first()
-                    .map(|hop| hop.range)
-                    .unwrap_or_default();
-                let guarded = guarded_here || reached.guarded;
+                let trace = project.trace_hops(&reached);
+                let range = trace.first().map(|hop| hop.range).unwrap_or_default();
                 effects.push(EffectAt {
                     index,
                     order: event.order,
                     block: event.block,
                     range,
-                    reached,
-                    guarded,
+                    effect: project.effect(&reached),
+                    trace,
+                    guarded: guarded_here || reached.guarded,
                 });
             }
         }
@@ -220,10 +219,9 @@ pub fn check_all(checker: &mut Checker) {
     config::tw602::check_project(checker, &views);
 }
 
-/// `reached` as a path for messages: `charge_order → create_order_intent → stripe.PaymentIntent.create`.
-pub fn trace_text(reached: &Reached) -> String {
-    reached
-        .trace
+/// A trace as a path for messages: `charge_order → create_order_intent → stripe.PaymentIntent.create`.
+pub fn trace_text(trace: &[TraceHop]) -> String {
+    trace
         .iter()
         .map(|hop| hop.label.as_str())
         .collect::<Vec<_>>()
@@ -233,21 +231,21 @@ pub fn trace_text(reached: &Reached) -> String {
 /// A sentence about an effect: "`stripe.Refund.create` is ..." for a direct call,
 /// "`charge_order` reaches `stripe.Refund.create`, which is ..." for a reached one (with the
 /// whole path when it has more than one step between).
-pub fn effect_clause(reached: &Reached, predicate: &str) -> String {
-    let Some(last) = reached.trace.last() else {
+pub fn effect_clause(trace: &[TraceHop], predicate: &str) -> String {
+    let Some(last) = trace.last() else {
         return format!("this call {predicate}");
     };
-    match reached.trace.len() {
+    match trace.len() {
         1 => format!("`{}` {predicate}", last.label),
         2 => format!(
             "`{}` reaches `{}`, which {predicate}",
-            reached.trace[0].label, last.label
+            trace[0].label, last.label
         ),
         _ => format!(
             "`{}` reaches `{}` ({}), which {predicate}",
-            reached.trace[0].label,
+            trace[0].label,
             last.label,
-            trace_text(reached)
+            trace_text(trace)
         ),
     }
 }

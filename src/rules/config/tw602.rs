@@ -106,7 +106,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
                     project.call_class(id, index),
                     Some(CallClass::Enqueue { .. })
                 );
-                if !(enqueue || &*call.method == "retry") {
+                if !(enqueue || call.method == "retry") {
                     continue;
                 }
                 let Some(countdown) = call.keyword("countdown") else {

@@ -51,16 +51,16 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     }
     let mut seen = Vec::new();
     for effect in &task.effects {
-        let reached = &effect.reached;
-        if !matches!(reached.effect.key, KeyStatus::Missing) || seen.contains(&effect.index) {
+        if !matches!(effect.effect.key, KeyStatus::Missing) || seen.contains(&effect.index) {
             continue;
         }
         seen.push(effect.index);
-        let e = &reached.effect;
+        let e = effect.effect;
+        let project = checker.project;
         let mut message = format!(
             "{}: a second run of `{}` {}",
             effect_clause(
-                reached,
+                &effect.trace,
                 &format!("is {} without an idempotency key", e.kind.noun())
             ),
             task.function.name,
@@ -69,11 +69,11 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         if e.random_default {
             message.push_str(&format!(
                 "; {} makes up a random key when none is passed, which does not protect against the task running twice",
-                e.sink
+                project.sink_name(e)
             ));
         }
         let example = format!("f\"{}-{{{}}}\"", key_prefix(e.kind), first_param(task));
-        let how = e.key_spec.as_ref().map_or_else(
+        let how = project.key_spec(e).map_or_else(
             || format!("pass `idempotency_key={example}`"),
             |spec| spec.example(&example),
         );
@@ -82,8 +82,8 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         if e.kind != EffectKind::Payment {
             diagnostic.severity = Severity::Warning;
         }
-        if reached.trace.len() > 1 {
-            diagnostic.trace = reached.trace.clone();
+        if effect.trace.len() > 1 {
+            diagnostic.trace = effect.trace.clone();
         }
     }
 }
@@ -103,7 +103,7 @@ pub(crate) fn first_param(task: &TaskView) -> String {
     task.function
         .params
         .iter()
-        .map(|p| p.name.as_str())
+        .map(|p| p.name)
         .find(|name| !matches!(*name, "self" | "cls" | "ctx" | "context" | "task"))
         .unwrap_or("object_id")
         .to_string()

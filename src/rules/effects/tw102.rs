@@ -47,8 +47,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     }
     let mut seen = Vec::new();
     for effect in &task.effects {
-        let reached = &effect.reached;
-        if !matches!(reached.effect.key, KeyStatus::Unsupported)
+        if !matches!(effect.effect.key, KeyStatus::Unsupported)
             || effect.guarded
             || seen.contains(&effect.index)
         {
@@ -58,16 +57,16 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let message = format!(
             "{}: every redelivery of `{}` {}",
             effect_clause(
-                reached,
+                &effect.trace,
                 "cannot take an idempotency key and no done-guard precedes it"
             ),
             task.function.name,
-            reached.effect.kind.repeat()
+            effect.effect.kind.repeat()
         );
         let help = "record the sending (a row with a unique constraint, status `pending` → `sent`) and check it before sending".to_string();
         let diagnostic = checker.report(&RULE, task.id.file, effect.range, message, help);
-        if reached.trace.len() > 1 {
-            diagnostic.trace = reached.trace.clone();
+        if effect.trace.len() > 1 {
+            diagnostic.trace = effect.trace.clone();
         }
     }
 }

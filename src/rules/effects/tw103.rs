@@ -58,8 +58,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let function = task.function;
     let mut seen = Vec::new();
     for effect in &task.effects {
-        let reached = &effect.reached;
-        if !matches!(reached.effect.key, KeyStatus::Unsupported)
+        if !matches!(effect.effect.key, KeyStatus::Unsupported)
             || !effect.guarded
             || seen.contains(&effect.index)
         {
@@ -90,16 +89,16 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let message = format!(
             "{}: after a crash in between, the next delivery of `{}` passes the guard and {}",
             effect_clause(
-                reached,
+                &effect.trace,
                 &format!("runs before its done state is written (line {row})")
             ),
             task.function.name,
-            reached.effect.kind.repeat()
+            effect.effect.kind.repeat()
         );
         let help = "use an idempotency key at the provider, or an outbox row committed before the send and marked after it; or, to accept losing it, write the done state before the send in the guard's transaction (at most once)".to_string();
         let diagnostic = checker.report(&RULE, task.id.file, effect.range, message, help);
-        if reached.trace.len() > 1 {
-            diagnostic.trace = reached.trace.clone();
+        if effect.trace.len() > 1 {
+            diagnostic.trace = effect.trace.clone();
         }
     }
 }

@@ -72,7 +72,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let EventKind::Call(call) = &event.kind else {
             continue;
         };
-        if !matches!(&*call.method, "save" | "asave")
+        if !matches!(call.method, "save" | "asave")
             || call.keyword("update_fields").is_some()
             || call.star_kwargs
         {
@@ -100,8 +100,8 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 _ => None,
             })
         {
-            if !fields.contains(&&*assign.attr) {
-                fields.push(&assign.attr);
+            if !fields.contains(&assign.attr) {
+                fields.push(assign.attr);
             }
         }
         let message = format!(
@@ -128,10 +128,10 @@ fn loaded_from_database(call: &CallSite) -> bool {
     let receiver = &path.0[..path.0.len().saturating_sub(1)];
     receiver
         .iter()
-        .any(|seg| seg.call != Call::No && LOADERS.contains(&&*seg.name))
+        .any(|seg| seg.call != Call::No && LOADERS.contains(&seg.name))
         && !receiver
             .iter()
-            .any(|seg| seg.call != Call::No && matches!(&*seg.name, "create" | "acreate"))
+            .any(|seg| seg.call != Call::No && matches!(seg.name, "create" | "acreate"))
 }
 
 /// Inserts `update_fields=[...]` before the closing parenthesis of the call.

@@ -18,22 +18,14 @@ pub struct KeyUse<'a> {
 pub fn key_uses<'a>(project: &Project, task: &'a TaskView) -> Vec<KeyUse<'a>> {
     let mut uses = Vec::new();
     for effect in &task.effects {
-        if let KeyStatus::Present(value) = &effect.reached.effect.key {
-            let file = effect
-                .reached
-                .trace
-                .last()
-                .map_or(task.id.file, |hop| hop.file);
+        if let KeyStatus::Present(value) = &effect.effect.key {
+            let file = effect.trace.last().map_or(task.id.file, |hop| hop.file);
             uses.push(KeyUse {
                 value,
                 file,
                 what: format!(
                     "the idempotency key of `{}`",
-                    effect
-                        .reached
-                        .trace
-                        .last()
-                        .map_or("the call", |h| h.label.as_str())
+                    effect.trace.last().map_or("the call", |h| h.label.as_str())
                 ),
             });
         }

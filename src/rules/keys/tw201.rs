@@ -76,8 +76,16 @@ fn nondeterministic_sources(
     let mut found = Vec::new();
     for t in taint {
         match t {
-            Taint::Nondet { range, call } => found.push((file, *range, call.to_string())),
-            Taint::Call { path, .. } if file == task.id.file => {
+            Taint::Nondet { range } => {
+                found.push((file, *range, project.source_name(file, *range)))
+            }
+            Taint::Call { event } if file == task.id.file => {
+                let Some(path) = project
+                    .call_at(task.id, *event)
+                    .and_then(|c| c.path.as_ref())
+                else {
+                    continue;
+                };
                 let canonical = project.canonical(path);
                 if let Some(helper) = project.resolve_function(&canonical, Some(task.id))
                     && let Some(summary) = project.summary(helper)

@@ -44,15 +44,16 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let mut seen = HashSet::new();
     for key in key_uses(project, task) {
         for taint in &key.value.taint {
-            let Taint::Meta { range, index, text } = taint else {
+            let Taint::Meta { range, index } = taint else {
                 continue;
             };
             if !seen.insert((key.file, *range)) {
                 continue;
             }
-            let Some(meta) = project.catalog.metadata.get(*index) else {
+            let Some(meta) = project.catalog.metadata.get(*index as usize) else {
                 continue;
             };
+            let text = project.source_text(key.file, *range);
             let message = if meta.changes_on_retry {
                 format!(
                     "`{text}` ({}) is part of {}: it changes on every retry, so each attempt sends a new key and the provider repeats the work",

@@ -46,7 +46,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         .params
         .iter()
         .skip(usize::from(skip_first))
-        .map(|p| p.name.as_str())
+        .map(|p| p.name)
         .collect();
     for (index, event) in function.events.iter().enumerate() {
         let EventKind::Call(call) = &event.kind else {
@@ -65,7 +65,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         if !(on_self || on_own_task) {
             continue;
         }
-        let changed = match &*call.method {
+        let changed = match call.method {
             "retry" => changed_arguments(call.keyword("args"), call.keyword("kwargs"), &params),
             "apply_async"
                 if function.in_handler(event.block)
@@ -146,7 +146,7 @@ fn changed_positional(call: &CallSite, params: &[&str]) -> Option<String> {
 
 /// Whether `value` is just the parameter `expected`, read unchanged.
 fn is_plain_name(value: &Value, expected: Option<&str>) -> bool {
-    let (Some(name), Some(expected)) = (value.name.as_deref(), expected) else {
+    let (Some(name), Some(expected)) = (value.name, expected) else {
         return false;
     };
     name == expected && value.path.as_ref().is_none_or(|p| p.0.len() == 1)

@@ -41,7 +41,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let function = task.function;
     let keyless = |effect: &EffectAt| {
         matches!(
-            effect.reached.effect.key,
+            effect.effect.key,
             KeyStatus::Missing | KeyStatus::Unsupported
         )
     };
@@ -71,13 +71,12 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                         && project.effects_at(task.id, i).is_empty()
                 })
         });
-        let multi = effect.reached.effect.key_spec.is_none()
-            && task
-                .effects
-                .iter()
-                .filter(|e| e.index == effect.index)
-                .count()
-                > 1;
+        let multi = task
+            .effects
+            .iter()
+            .filter(|e| e.index == effect.index)
+            .count()
+            > 1;
         let why = if let Some(other) = followed {
             let (row, _) = project.files[task.id.file as usize].location(other.range.start());
             format!("a failure at the effect on line {row} makes the retry repeat it")
@@ -92,7 +91,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let message = format!(
             "{}: {why}, because progress is recorded at most once",
             effect_clause(
-                &effect.reached,
+                &effect.trace,
                 &format!(
                     "is not recorded as done before the next step of `{}`",
                     function.name
@@ -101,8 +100,8 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         );
         let help = "split the work into a chain of idempotent tasks, or record each step (a marker per step checked first, or a key per call)".to_string();
         let diagnostic = checker.report(&RULE, task.id.file, effect.range, message, help);
-        if effect.reached.trace.len() > 1 {
-            diagnostic.trace = effect.reached.trace.clone();
+        if effect.trace.len() > 1 {
+            diagnostic.trace = effect.trace.clone();
         }
         return;
     }

@@ -66,17 +66,14 @@ pub fn check_project(checker: &mut Checker) {
                 let Some(reached) = project.effects_at(id, index).into_iter().next() else {
                     continue;
                 };
-                let range = reached
-                    .trace
-                    .first()
-                    .map(|hop| hop.range)
-                    .unwrap_or_default();
+                let effect = project.effect(&reached);
+                let trace = project.trace_hops(&reached);
+                let range = trace.first().map(|hop| hop.range).unwrap_or_default();
                 let message = format!(
                     "{}, inside {}: the call holds the transaction and its connection open, and if the transaction rolls back, {} has already happened",
-                    effect_clause(&reached, &format!("is {}", reached.effect.kind.noun())),
+                    effect_clause(&trace, &format!("is {}", effect.kind.noun())),
                     describe_transaction(project, id, tx),
-                    reached
-                        .effect
+                    effect
                         .kind
                         .noun()
                         .replacen("a ", "the ", 1)
@@ -86,8 +83,8 @@ pub fn check_project(checker: &mut Checker) {
                     "move the call after the block, or run it with `transaction.on_commit(...)`"
                         .to_string();
                 let diagnostic = checker.report(&RULE, id.file, range, message, help);
-                if reached.trace.len() > 1 {
-                    diagnostic.trace = reached.trace.clone();
+                if trace.len() > 1 {
+                    diagnostic.trace = trace;
                 }
             }
         }

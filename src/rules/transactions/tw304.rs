@@ -53,7 +53,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             continue;
         };
         if !matches!(
-            &*call.method,
+            call.method,
             "get_or_create" | "update_or_create" | "aget_or_create" | "aupdate_or_create"
         ) || call.star_kwargs
             || call.star_args
