@@ -5,13 +5,13 @@ use std::fmt;
 
 /// One segment of a path: a name, possibly called, with the first argument when it is a
 /// short string literal (`client("sqs")` → `client(sqs)`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Seg {
     pub name: &'static str,
     pub call: Call,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Call {
     /// An attribute or name, not called.
     No,
@@ -250,7 +250,7 @@ mod tests {
             segs.iter()
                 .map(|(n, c)| Seg {
                     name: crate::intern::intern(n),
-                    call: c.clone(),
+                    call: *c,
                 })
                 .collect(),
         )

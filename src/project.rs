@@ -157,6 +157,9 @@ pub struct Project<'a> {
     summaries: HashMap<FuncId, Summary>,
     pub models: Models,
     pub settings: CelerySettings,
+    /// Module variables whose type only run time knows, typed by the API called on them
+    /// (`app.config_from_object(...)` makes `app` a Celery app).
+    inferred_types: HashMap<String, QPath>,
 }
 
 impl<'a> Project<'a> {
@@ -215,7 +218,9 @@ impl<'a> Project<'a> {
             summaries: HashMap::new(),
             models: Models::default(),
             settings: CelerySettings::default(),
+            inferred_types: HashMap::new(),
         };
+        project.inferred_types = project.infer_types();
         project.find_tasks();
         project.classify_calls();
         project.summarize();
@@ -358,11 +363,20 @@ impl<'a> Project<'a> {
             let Some(facts) = self.facts(file) else { break };
             let name = path.0[at].name;
             let rest = &path.0[at + 1..];
-            let called = path.0[at].call.clone();
+            let called = path.0[at].call;
             let replacement = if let Some(target) = facts.imports.get(name) {
                 let mut target = QPath::from_dotted(target);
                 if let Some(last) = target.0.last_mut() {
                     last.call = called;
+                }
+                Some(target)
+            } else if let Some(app) = self.inferred_types.get(&format!("{}.{name}", facts.module)) {
+                let mut target = app.clone();
+                if called != Call::No {
+                    target.0.push(Seg {
+                        name: "__call__",
+                        call: called,
+                    });
                 }
                 Some(target)
             } else if let Some(var) = facts.vars.get(name)
@@ -386,7 +400,7 @@ impl<'a> Project<'a> {
                 })
             {
                 let mut target = QPath::from_dotted(star);
-                target.0.push(path.0[at].clone());
+                target.0.push(path.0[at]);
                 Some(target)
             } else {
                 None
@@ -400,7 +414,73 @@ impl<'a> Project<'a> {
             }
             path = next;
         }
+        self.through_bases(path)
+    }
+
+    /// `mod.Sub().task` where the project class `Sub` does not define `task`: the member
+    /// comes from a base, so the path names the base's (`celery.Celery().task`).
+    fn through_bases(&self, mut path: QPath) -> QPath {
+        for _ in 0..8 {
+            let Some(at) = path.0.iter().position(|s| s.call != Call::No) else {
+                return path;
+            };
+            if at + 1 >= path.0.len() {
+                return path;
+            }
+            let class_name = QPath(path.0[..=at].to_vec()).dotted();
+            let Some((_, class)) = self.class(&class_name) else {
+                return path;
+            };
+            let member = path.0[at + 1].name;
+            if self.class_defines(class, member, 0) {
+                return path;
+            }
+            // The first base outside the project carries the member.
+            let Some(base) = self.external_base(class, 0) else {
+                return path;
+            };
+            let mut next = base;
+            if let Some(last) = next.0.last_mut() {
+                last.call = path.0[at].call;
+            }
+            path = next.join(&path.0[at + 1..]);
+        }
         path
+    }
+
+    fn class_defines(&self, class: &Class, member: &str, depth: u32) -> bool {
+        if depth > 8 {
+            return false;
+        }
+        class.methods.contains_key(member)
+            || class.attrs.contains_key(member)
+            || class.bases.iter().any(|base| {
+                self.class(&self.canonical_plain(base).dotted())
+                    .is_some_and(|(_, parent)| self.class_defines(parent, member, depth + 1))
+            })
+    }
+
+    fn external_base(&self, class: &Class, depth: u32) -> Option<QPath> {
+        if depth > 8 {
+            return None;
+        }
+        class.bases.iter().find_map(|base| {
+            let canonical = self.canonical_plain(base);
+            match self.class(&canonical.dotted()) {
+                Some((_, parent)) => self.external_base(parent, depth + 1),
+                None => Some(canonical),
+            }
+        })
+    }
+
+    /// `canonical` without the step through bases (for class bases themselves).
+    fn canonical_plain(&self, path: &QPath) -> QPath {
+        let mut plain = path.clone();
+        for seg in &mut plain.0 {
+            seg.call = Call::No;
+        }
+
+        self.canonical(&plain)
     }
 
     fn defines(&self, facts: &ModuleFacts, name: &str) -> bool {
@@ -491,6 +571,32 @@ impl<'a> Project<'a> {
             .find_map(|base| self.find_method(&self.canonical(base).dotted(), name, depth + 1))
     }
 
+    /// Module variables typed by the methods called on them at module level.
+    fn infer_types(&self) -> HashMap<String, QPath> {
+        let mut inferred = HashMap::new();
+        for file in self.files {
+            let Some(facts) = &file.facts else { continue };
+            let Some(body) = facts.functions.first() else {
+                continue;
+            };
+            for event in &body.events {
+                let EventKind::Call(call) = &event.kind else {
+                    continue;
+                };
+                let (Some(var), Some(_)) = (call.receiver_var, &call.path) else {
+                    continue;
+                };
+                if call.receiver != Some(var) || !facts.vars.contains_key(var) {
+                    continue;
+                }
+                if let Some(ty) = self.catalog.type_by_api(call.method) {
+                    inferred.insert(format!("{}.{var}", facts.module), ty);
+                }
+            }
+        }
+        inferred
+    }
+
     // ------------------------------------------------------------------ tasks
 
     fn find_tasks(&mut self) {
@@ -505,8 +611,21 @@ impl<'a> Project<'a> {
                         continue;
                     };
                     let Some(path) = &call.path else { continue };
-                    if let Some(framework) = catalog.task_decorator(&self.canonical(path)) {
-                        let outer = outermost(facts, function);
+                    let outer = outermost(facts, function);
+                    let path = match (
+                        path.0.first(),
+                        outer.class.and_then(|c| facts.classes.get(c)),
+                    ) {
+                        (Some(head), Some(class)) if head.name == "self" => {
+                            let mut instance = QPath::from_dotted(&class.qualname);
+                            if let Some(last) = instance.0.last_mut() {
+                                last.call = Call::Any;
+                            }
+                            instance.join(&path.0[1..])
+                        }
+                        _ => path.clone(),
+                    };
+                    if let Some(framework) = catalog.task_decorator(&self.canonical(&path)) {
                         wrappers.insert(outer.qualname.clone(), framework);
                     }
                 }

@@ -239,6 +239,8 @@ pub struct Metadata {
 #[derive(Debug)]
 pub struct FrameworkSpec {
     pub framework: Framework,
+    /// The framework's application class and the methods that only it has.
+    pub app: Option<AppSpec>,
     pub enqueue_methods: Vec<String>,
     pub call_enqueues: bool,
     pub time_limits: Vec<TimeLimitSpec>,
@@ -505,6 +507,14 @@ pub enum LockKind {
     SetIfAbsent,
 }
 
+/// An application class and methods distinctive enough to type an object they are called on.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppSpec {
+    pub class: String,
+    pub methods: Vec<String>,
+}
+
 /// A task option that bounds a run.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -642,6 +652,7 @@ struct RawFramework {
     #[serde(default)]
     time_limits: Vec<TimeLimitSpec>,
     default_time_limit: Option<i64>,
+    app: Option<AppSpec>,
     #[serde(default)]
     #[expect(
         dead_code,
@@ -725,6 +736,7 @@ impl Catalog {
                 call_enqueues: fw.call_enqueues,
                 time_limits: fw.time_limits,
                 default_time_limit: fw.default_time_limit,
+                app: fw.app,
             });
         }
         for pattern in task_decorators {
@@ -802,6 +814,21 @@ impl Catalog {
     pub fn sink(&self, path: &QPath) -> Option<(usize, &Sink)> {
         let index = self.effects.find_last_inserted(path)?;
         Some((index, &self.sinks[index]))
+    }
+
+    /// The type an object of unknown type has when this method is called on it
+    /// (`config_from_object` → a Celery app).
+    pub fn type_by_api(&self, method: &str) -> Option<QPath> {
+        self.frameworks.iter().find_map(|spec| {
+            let app = spec.app.as_ref()?;
+            app.methods.iter().any(|m| m == method).then(|| {
+                let mut path = QPath::from_dotted(&app.class);
+                if let Some(last) = path.0.last_mut() {
+                    last.call = crate::path::Call::Any;
+                }
+                path
+            })
+        })
     }
 
     /// Whether a call can be left out of the facts: a builtin called by its bare name, or a
