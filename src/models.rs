@@ -31,6 +31,27 @@ pub struct Model {
     pub unique_sets: Vec<Vec<String>>,
     /// Relation fields: looked up as `<name>` or `<name>_id`.
     pub relations: Vec<String>,
+    /// Relation fields with their target model's name and the reverse accessor on the target.
+    pub reverse: Vec<Reverse>,
+}
+
+/// A relation seen from its target: `order.payments` is the `order` field of `OrderPayment`.
+#[derive(Debug, Clone)]
+pub struct Reverse {
+    /// The relation field on the owning model.
+    pub field: String,
+    /// The target model's class name (`Order`), as the field names it.
+    pub target: String,
+    /// The accessor on the target: `related_name`, or `<owner>_set`.
+    pub related_name: String,
+}
+
+/// What a manager call works on: the model, and the relation field a related manager fills in
+/// by itself (`order.payments.create(...)` sets `order`).
+#[derive(Debug, Clone, Copy)]
+pub struct ManagerTarget<'m> {
+    pub model: usize,
+    pub implicit: Option<&'m str>,
 }
 
 impl Model {
@@ -64,6 +85,8 @@ pub struct Models {
     by_qualname: HashMap<String, usize>,
     /// Models some code deletes rows of (by index into `list`).
     deleted: HashSet<usize>,
+    /// Reverse accessors (`payments`) → (owning model, index into its `reverse`).
+    by_related_name: HashMap<String, Vec<(usize, usize)>>,
 }
 
 impl Models {
@@ -90,9 +113,15 @@ impl Models {
                     continue;
                 };
                 let model = build_model(project, file_id, &facts.module, class, orm);
-                models
-                    .by_qualname
-                    .insert(model.qualname.clone(), models.list.len());
+                let index = models.list.len();
+                for (r, reverse) in model.reverse.iter().enumerate() {
+                    models
+                        .by_related_name
+                        .entry(reverse.related_name.clone())
+                        .or_default()
+                        .push((index, r));
+                }
+                models.by_qualname.insert(model.qualname.clone(), index);
                 models.list.push(model);
             }
         }
@@ -102,12 +131,63 @@ impl Models {
 
     /// The model a call's receiver names: `Order.objects.filter(...)`, `Order._default_manager`.
     pub fn model_of_manager_call(&self, project: &Project, path: &QPath) -> Option<usize> {
-        let at = path
-            .0
+        self.manager_target(project, path).map(|t| t.model)
+    }
+
+    /// Whether `name` is the reverse accessor of some relation in the project (`payments` of
+    /// `order.payments`): calls on it are ORM calls.
+    pub fn is_related_name(&self, name: &str) -> bool {
+        self.by_related_name.contains_key(name)
+    }
+
+    /// The model (and implicit relation field) a manager call works on:
+    /// `Order.objects...`, `order.payments...` (a related manager), `Order.objects.get().lines...`.
+    pub fn manager_target(&self, project: &Project, path: &QPath) -> Option<ManagerTarget<'_>> {
+        let segs = path.segs();
+        let (method_at, _) = segs.split_last()?;
+        let _ = method_at;
+        let last = segs.len() - 1;
+        let mut target: Option<ManagerTarget> = None;
+        let start = match segs
             .iter()
-            .position(|s| matches!(s.name, "objects" | "_default_manager" | "all_objects"))?;
-        let model = project.canonical(&QPath(path.0[..at].to_vec()));
-        self.index(&model.dotted())
+            .position(|s| matches!(s.name, "objects" | "_default_manager" | "all_objects"))
+        {
+            Some(at) => {
+                let model = project.canonical(&QPath(segs[..at].to_vec()));
+                target = Some(ManagerTarget {
+                    model: self.index(&model.dotted())?,
+                    implicit: None,
+                });
+                at + 1
+            }
+            None => 0,
+        };
+        // Attributes after that (not queryset calls) follow relations: `.payments`, `.lines`.
+        for seg in &segs[start..last] {
+            if seg.call != crate::path::Call::No {
+                continue;
+            }
+            let Some(candidates) = self.by_related_name.get(seg.name) else {
+                if target.is_some() && start > 0 {
+                    // An attribute of a loaded row that is not a relation: not a manager.
+                    return None;
+                }
+                continue;
+            };
+            let from = target.map(|t| self.list[t.model].name.as_str());
+            let chosen = candidates
+                .iter()
+                .find(|(owner, r)| {
+                    from.is_none_or(|name| self.list[*owner].reverse[*r].target == name)
+                })
+                .or_else(|| (candidates.len() == 1).then(|| &candidates[0]))?;
+            let (owner, r) = *chosen;
+            target = Some(ManagerTarget {
+                model: owner,
+                implicit: Some(self.list[owner].reverse[r].field.as_str()),
+            });
+        }
+        target
     }
 
     fn find_deletions(&mut self, project: &Project) {
@@ -197,6 +277,7 @@ fn build_model(project: &Project, file: u32, module: &str, class: &Class, orm: O
         table: String::new(),
         unique_sets: Vec::new(),
         relations: Vec::new(),
+        reverse: Vec::new(),
     };
     collect(project, class, &mut model, 0);
     if model.table.is_empty() {
@@ -226,6 +307,33 @@ fn collect(project: &Project, class: &Class, model: &mut Model, depth: u32) {
                 }
                 if spec.relation_fields.iter().any(|f| f == field_class) {
                     model.relations.push(name.clone());
+                    let target = call
+                        .keyword("to")
+                        .or_else(|| call.args.first())
+                        .and_then(|v| {
+                            v.as_str().map(str::to_string).or_else(|| {
+                                v.path
+                                    .as_ref()
+                                    .and_then(QPath::last_name)
+                                    .map(str::to_string)
+                            })
+                        })
+                        .map(|t| t.rsplit('.').next().unwrap_or(&t).to_string())
+                        .unwrap_or_default();
+                    let related_name = match call.keyword("related_name").and_then(Value::as_str) {
+                        Some("+") => None,
+                        Some(name) => Some(name.to_string()),
+                        None => Some(format!("{}_set", class.name.to_ascii_lowercase())),
+                    };
+                    if let Some(related_name) = related_name
+                        && is_root
+                    {
+                        model.reverse.push(Reverse {
+                            field: name.clone(),
+                            target,
+                            related_name,
+                        });
+                    }
                 }
                 if flag("unique")
                     || flag("primary_key")

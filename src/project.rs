@@ -222,9 +222,9 @@ impl<'a> Project<'a> {
         };
         project.inferred_types = project.infer_types();
         project.find_tasks();
+        project.models = Models::build(&project);
         project.classify_calls();
         project.summarize();
-        project.models = Models::build(&project);
         project.settings = CelerySettings::build(&project);
         project
     }
@@ -945,7 +945,21 @@ impl<'a> Project<'a> {
         let receiver = call.receiver?;
         let method = call.method;
         let h = &self.catalog.heuristics;
-        // ORM calls are local writes, never effects, whatever the model's name.
+        // ORM calls are local writes, never effects, whatever the model's name: managers,
+        // related managers (`order.payments.create`), and `<model>_set`.
+        if self.models.is_related_name(receiver) || receiver.ends_with("_set") {
+            return None;
+        }
+        // A class of a known library is not an unknown object: its effects are in the catalog.
+        if canonical.0.first().is_some_and(|head| {
+            self.catalog
+                .heuristics
+                .known_libraries
+                .iter()
+                .any(|l| l == head.name)
+        }) {
+            return None;
+        }
         if canonical.contains("objects")
             || canonical.contains("_default_manager")
             || receiver == "self" && self.is_project_path(canonical)

@@ -212,6 +212,7 @@ impl<T: Copy> PatternSet<T> {
 
 #[derive(Debug)]
 pub struct Heuristics {
+    pub known_libraries: Vec<String>,
     pub strong_verbs: Vec<String>,
     pub weak_verbs: Vec<String>,
     pub domain_words: Vec<String>,
@@ -616,6 +617,7 @@ struct RawEffect {
 #[derive(Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct RawHeuristics {
+    known_libraries: Vec<String>,
     strong_verbs: Vec<String>,
     weak_verbs: Vec<String>,
     domain_words: Vec<String>,
@@ -761,6 +763,7 @@ impl Catalog {
             sinks,
             effects,
             heuristics: Heuristics {
+                known_libraries: h.known_libraries,
                 strong_verbs: h.strong_verbs,
                 weak_verbs: h.weak_verbs,
                 domain_words: h.domain_words,

@@ -61,20 +61,20 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             continue;
         }
         let Some(path) = &call.path else { continue };
-        let Some(model) = project
-            .models
-            .model_of_manager_call(project, path)
-            .map(|i| &project.models.list[i])
-        else {
+        let Some(target) = project.models.manager_target(project, path) else {
             continue;
         };
-        let fields: Vec<String> = call
+        let model = &project.models.list[target.model];
+        let mut fields: Vec<String> = call
             .keywords
             .iter()
             .map(|(k, _)| k.to_string())
             .filter(|k| !NOT_LOOKUP.contains(&k.as_str()))
             .collect();
-        if fields.is_empty() || model.lookup_is_unique(&fields) {
+        let explicit = fields.len();
+        // A related manager fills in its relation (`order.lines.get_or_create(sku=...)`).
+        fields.extend(target.implicit.map(str::to_string));
+        if explicit == 0 || model.lookup_is_unique(&fields) {
             continue;
         }
         let listed = fields

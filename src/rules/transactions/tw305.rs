@@ -112,10 +112,15 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
                 "`update({field}=F(\"{field}\") ± ...)` increments a stored value"
             ))
         }
-        "create" | "acreate" if orm && !call.star_kwargs => {
-            let model =
-                &project.models.list[project.models.model_of_manager_call(project, path)?];
-            let fields: Vec<String> = call.keywords.iter().map(|(k, _)| k.to_string()).collect();
+        "create" | "acreate"
+            if !call.star_kwargs
+                && (orm || project.models.manager_target(project, path).is_some()) =>
+        {
+            let target = project.models.manager_target(project, path)?;
+            let model = &project.models.list[target.model];
+            let mut fields: Vec<String> =
+                call.keywords.iter().map(|(k, _)| k.to_string()).collect();
+            fields.extend(target.implicit.map(str::to_string));
             (!model.lookup_is_unique(&fields)).then(|| format!("`{}.objects.create(...)` inserts a new row, and no unique constraint of `{}` covers the fields it sets", model.name, model.name))
         }
         "bulk_create" | "abulk_create" if orm => {
