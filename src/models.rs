@@ -33,6 +33,10 @@ pub struct Model {
     pub relations: Vec<String>,
     /// Relation fields with their target model's name and the reverse accessor on the target.
     pub reverse: Vec<Reverse>,
+    /// Relation fields and their target model's class name.
+    pub targets: Vec<(String, String)>,
+    /// Qualified names of the project's manager and queryset classes this model uses.
+    pub managers: Vec<String>,
 }
 
 /// A relation seen from its target: `order.payments` is the `order` field of `OrderPayment`.
@@ -87,6 +91,10 @@ pub struct Models {
     deleted: HashSet<usize>,
     /// Reverse accessors (`payments`) → (owning model, index into its `reverse`).
     by_related_name: HashMap<String, Vec<(usize, usize)>>,
+    /// Model class names → models (for relation targets named by string or bare name).
+    by_name: HashMap<String, Vec<usize>>,
+    /// Names of methods that project models define.
+    model_methods: HashSet<&'static str>,
 }
 
 impl Models {
@@ -122,6 +130,14 @@ impl Models {
                         .push((index, r));
                 }
                 models.by_qualname.insert(model.qualname.clone(), index);
+                models
+                    .by_name
+                    .entry(model.name.clone())
+                    .or_default()
+                    .push(index);
+                models
+                    .model_methods
+                    .extend(class.methods.keys().map(|m| crate::intern::intern(m)));
                 models.list.push(model);
             }
         }
@@ -132,6 +148,22 @@ impl Models {
     /// The model a call's receiver names: `Order.objects.filter(...)`, `Order._default_manager`.
     pub fn model_of_manager_call(&self, project: &Project, path: &QPath) -> Option<usize> {
         self.manager_target(project, path).map(|t| t.model)
+    }
+
+    /// The model a relation field of `model` points to (`Order.customer` → `Customer`), by
+    /// qualified name, when the target's name is one model of the project.
+    pub fn relation_target(&self, model: &str, field: &str) -> Option<String> {
+        let model = self.get(model)?;
+        let target = &model.targets.iter().find(|(f, _)| f == field)?.1;
+        match self.by_name.get(target)?.as_slice() {
+            [only] => Some(self.list[*only].qualname.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether some project model defines a method of this name.
+    pub fn is_model_method(&self, name: &str) -> bool {
+        self.model_methods.contains(name)
     }
 
     /// Whether `name` is the reverse accessor of some relation in the project (`payments` of
@@ -231,6 +263,23 @@ impl Models {
                 self.deleted.insert(i);
             }
         }
+        // `queryset.delete()` in a method of the model's own manager or queryset class.
+        for (i, model) in self.list.iter().enumerate() {
+            for manager in &model.managers {
+                let Some((file, class)) = project.class(manager) else {
+                    continue;
+                };
+                let Some(facts) = project.facts(file) else {
+                    continue;
+                };
+                let deletes = class.methods.values().filter_map(|&m| facts.functions.get(m)).any(|function| {
+                    function.events.iter().any(|e| matches!(&e.kind, EventKind::Call(c) if matches!(c.method, "delete" | "adelete")))
+                });
+                if deletes {
+                    self.deleted.insert(i);
+                }
+            }
+        }
     }
 }
 
@@ -278,6 +327,8 @@ fn build_model(project: &Project, file: u32, module: &str, class: &Class, orm: O
         unique_sets: Vec::new(),
         relations: Vec::new(),
         reverse: Vec::new(),
+        targets: Vec::new(),
+        managers: Vec::new(),
     };
     collect(project, class, &mut model, 0);
     if model.table.is_empty() {
@@ -293,6 +344,24 @@ fn collect(project: &Project, class: &Class, model: &mut Model, depth: u32) {
     }
     let spec = &project.catalog.models;
     let is_root = depth == 0;
+    for value in class.attrs.values() {
+        let Some(path) = &value.path else { continue };
+        // `objects = EntryManager()`, `objects = EntryQuerySet.as_manager()`.
+        let manager = match path.last_name() {
+            Some("as_manager" | "from_queryset") => QPath(path.0[..path.0.len() - 1].to_vec()),
+            _ => path.clone(),
+        };
+        let canonical = project.canonical(&QPath(
+            manager
+                .0
+                .iter()
+                .map(|s| crate::path::Seg::name(s.name))
+                .collect(),
+        ));
+        if project.class(&canonical.dotted()).is_some() {
+            model.managers.push(canonical.dotted());
+        }
+    }
     for (name, value) in &class.attrs {
         let Some(path) = &value.path else { continue };
         let field_class = path.last_name().unwrap_or_default();
@@ -325,6 +394,9 @@ fn collect(project: &Project, class: &Class, model: &mut Model, depth: u32) {
                         Some(name) => Some(name.to_string()),
                         None => Some(format!("{}_set", class.name.to_ascii_lowercase())),
                     };
+                    if !target.is_empty() {
+                        model.targets.push((name.clone(), target.clone()));
+                    }
                     if let Some(related_name) = related_name
                         && is_root
                     {

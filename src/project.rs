@@ -28,6 +28,20 @@ static NO_EFFECT: Effect = Effect {
     key: KeyStatus::Unknown,
 };
 
+/// Queryset methods that return one row.
+const ROW_METHODS: &[&str] = &[
+    "get",
+    "aget",
+    "first",
+    "afirst",
+    "last",
+    "alast",
+    "latest",
+    "alatest",
+    "earliest",
+    "aearliest",
+];
+
 /// Stands for the transaction of a function decorated `@transaction.atomic`.
 pub const FUNCTION_TRANSACTION: u32 = u32::MAX;
 
@@ -417,9 +431,48 @@ impl<'a> Project<'a> {
         self.through_bases(path)
     }
 
+    /// `self.x.y` in a method (or a function nested in one) as `mod.Class().x.y`, so that what the
+    /// class knows of its members applies; `self.method()` alone stays as it is.
+    pub fn with_self(&self, path: &QPath, caller: FuncId) -> QPath {
+        if path.0.len() < 3 || path.0[0].name != "self" {
+            return path.clone();
+        }
+        let Some(facts) = self.facts(caller.file) else {
+            return path.clone();
+        };
+        let Some(function) = self.function(caller) else {
+            return path.clone();
+        };
+        let Some(class) = outermost(facts, function)
+            .class
+            .and_then(|c| facts.classes.get(c))
+        else {
+            return path.clone();
+        };
+        let mut instance = QPath::from_dotted(&class.qualname);
+        if let Some(last) = instance.0.last_mut() {
+            last.call = Call::Any;
+        }
+        instance.join(&path.0[1..])
+    }
+
     /// `mod.Sub().task` where the project class `Sub` does not define `task`: the member
     /// comes from a base, so the path names the base's (`celery.Celery().task`).
     fn through_bases(&self, mut path: QPath) -> QPath {
+        // `Model.objects.filter(...).get()` is a row: an instance, `Model()`.
+        if let Some(at) = path.0.iter().position(|s| s.name == "objects")
+            && let Some(row) = path.0[at + 1..]
+                .iter()
+                .position(|s| s.call != Call::No && ROW_METHODS.contains(&s.name))
+            && at > 0
+        {
+            let row = at + 1 + row;
+            let mut instance = QPath(path.0[..at].to_vec());
+            if let Some(last) = instance.0.last_mut() {
+                last.call = Call::Any;
+            }
+            path = instance.join(&path.0[row + 1..]);
+        }
         for _ in 0..8 {
             let Some(at) = path.0.iter().position(|s| s.call != Call::No) else {
                 return path;
@@ -432,6 +485,15 @@ impl<'a> Project<'a> {
                 return path;
             };
             let member = path.0[at + 1].name;
+            // `order.customer` where `customer` is a relation: an instance of the related model.
+            if let Some(target) = self.models.relation_target(&class_name, member) {
+                let mut next = QPath::from_dotted(&target);
+                if let Some(last) = next.0.last_mut() {
+                    last.call = Call::Any;
+                }
+                path = next.join(&path.0[at + 2..]);
+                continue;
+            }
             if self.class_defines(class, member, 0) {
                 return path;
             }
@@ -845,7 +907,7 @@ impl<'a> Project<'a> {
         let Some(path) = &call.path else {
             return CallClass::Other;
         };
-        let canonical = self.canonical(path);
+        let canonical = self.canonical(&self.with_self(path, caller));
         if let Some(enqueue) = self.enqueue(call, &canonical, caller) {
             return enqueue;
         }
@@ -950,6 +1012,11 @@ impl<'a> Project<'a> {
         if self.models.is_related_name(receiver) || receiver.ends_with("_set") {
             return None;
         }
+        // A method a project model defines (`order.send_mail(...)` on an untyped `order`) is the
+        // model's own, followed where the type is known and never guessed at.
+        if self.models.is_model_method(method) {
+            return None;
+        }
         // A class of a known library is not an unknown object: its effects are in the catalog.
         if canonical.0.first().is_some_and(|head| {
             self.catalog
@@ -960,8 +1027,10 @@ impl<'a> Project<'a> {
         }) {
             return None;
         }
+        let written = call.path.as_ref();
         if canonical.contains("objects")
             || canonical.contains("_default_manager")
+            || written.is_some_and(|p| p.contains("objects") || p.contains("_default_manager"))
             || receiver == "self" && self.is_project_path(canonical)
         {
             return None;

@@ -444,6 +444,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 let body = self.push_block(block, BlockKind::Loop);
                 let item = Value {
                     taint: iter.taint.clone(),
+                    path: iter.path.as_ref().and_then(row_of_queryset),
                     ..Value::default()
                 };
                 self.bind(&stmt_for.target, &item, body);
@@ -1502,6 +1503,15 @@ impl<'e, 'c> Walker<'e, 'c> {
         );
         value
     }
+}
+
+/// `Order.objects.filter(...)` iterated: each item is an `Order` (an instance, `Order()`).
+fn row_of_queryset(path: &QPath) -> Option<QPath> {
+    let at = path.0.iter().position(|s| s.name == "objects")?;
+    let mut row = QPath(path.0[..at].to_vec());
+    let last = row.0.last_mut()?;
+    last.call = Call::Any;
+    Some(row)
 }
 
 /// A value kept only for its literal (model field options, constraint fields): calls and
