@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::check::Report;
 use crate::diagnostic::Severity;
-use crate::render::span;
+use crate::render::{rule_url, span, write_json};
 
 #[derive(Serialize)]
 struct Location {
@@ -104,13 +104,9 @@ pub fn render(out: &mut dyn Write, report: &Report) -> io::Result<()> {
                         })
                         .collect(),
                 }),
-                url: format!(
-                    "https://github.com/twice-lint/twice/blob/main/docs/rules.md#{}",
-                    d.code.to_ascii_lowercase()
-                ),
+                url: rule_url(d.code),
             }
         })
         .collect();
-    serde_json::to_writer_pretty(&mut *out, &items).map_err(io::Error::other)?;
-    writeln!(out)
+    write_json(out, &items)
 }
