@@ -9,7 +9,7 @@ use ruff_text_size::TextRange;
 use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
 use crate::discover::{discover, module_name, path_module_name};
-use crate::parse::{SourceFile, load};
+use crate::parse::{SourceFile, load, parse_text};
 use crate::project::Project;
 use crate::registry::{INVALID_SYNTAX, UNREADABLE_FILE};
 use crate::rules::{Checker, check_all};
@@ -27,20 +27,49 @@ pub struct Report {
 /// the code, and real code can nest deeply.
 const STACK_SIZE: usize = 256 * 1024 * 1024;
 
+/// Source text read from standard input, checked as the file at `path` (`-` when unnamed).
+#[derive(Clone, Debug)]
+pub struct StdinSource {
+    pub path: PathBuf,
+    pub text: String,
+}
+
 pub fn check(paths: &[PathBuf], settings: &Settings, cwd: &Path, threads: usize) -> Report {
+    check_with_stdin(paths, None, settings, cwd, threads)
+}
+
+/// Checks `paths` and, when given, the text from standard input; the text replaces the file
+/// of the same path if `paths` contain it.
+pub fn check_with_stdin(
+    paths: &[PathBuf],
+    stdin: Option<&StdinSource>,
+    settings: &Settings,
+    cwd: &Path,
+    threads: usize,
+) -> Report {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .stack_size(STACK_SIZE)
         .build();
     match pool {
-        Ok(pool) => pool.install(|| check_in_pool(paths, settings, cwd)),
-        Err(_) => check_in_pool(paths, settings, cwd),
+        Ok(pool) => pool.install(|| check_in_pool(paths, stdin, settings, cwd)),
+        Err(_) => check_in_pool(paths, stdin, settings, cwd),
     }
 }
 
-fn check_in_pool(paths: &[PathBuf], settings: &Settings, cwd: &Path) -> Report {
-    let discovered = discover(paths, &settings.exclude, &settings.root);
-    let files: Vec<SourceFile> = discovered
+fn check_in_pool(
+    paths: &[PathBuf],
+    stdin: Option<&StdinSource>,
+    settings: &Settings,
+    cwd: &Path,
+) -> Report {
+    let mut discovered = discover(paths, &settings.exclude, &settings.root);
+    if let Some(stdin) = stdin {
+        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        let replaced = absolute(&stdin.path);
+        discovered.files.retain(|file| absolute(file) != replaced);
+    }
+    let mut files: Vec<SourceFile> = discovered
         .files
         .par_iter()
         .map(|path| {
@@ -54,10 +83,27 @@ fn check_in_pool(paths: &[PathBuf], settings: &Settings, cwd: &Path) -> Report {
             )
         })
         .collect();
+    if let Some(stdin) = stdin {
+        let (module, is_package) = if stdin.path == Path::new("-") {
+            ("stdin".to_string(), false)
+        } else {
+            module_name(&stdin.path)
+        };
+        files.push(parse_text(
+            stdin.path.clone(),
+            display_path(&stdin.path, cwd),
+            stdin.text.clone(),
+            &module,
+            is_package,
+            &settings.catalog,
+        ));
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+    }
     let roots: Vec<PathBuf> = paths
         .iter()
+        .chain(stdin.map(|s| &s.path).filter(|p| *p != Path::new("-")))
         .map(|p| {
-            if p.is_file() {
+            if p.is_file() || stdin.is_some_and(|s| &s.path == p) {
                 p.parent().map(Path::to_path_buf).unwrap_or_default()
             } else {
                 p.clone()

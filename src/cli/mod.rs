@@ -33,7 +33,7 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Files or folders to check [default: .]
+    /// Files or folders to check [default: .]; `-` reads Python source from standard input.
     pub paths: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Full)]
@@ -63,6 +63,29 @@ pub struct CheckArgs {
     /// Worker threads [default: the number of cores].
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
+    /// Report only the diagnostics that this baseline file (from `--write-baseline`) does not
+    /// hold.
+    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
+    pub baseline: Option<PathBuf>,
+    /// Write every current diagnostic to this baseline file and exit 0.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fix", "diff"])]
+    pub write_baseline: Option<PathBuf>,
+    /// Print how many diagnostics each rule produced instead of the diagnostics.
+    #[arg(long, conflicts_with = "diff")]
+    pub statistics: bool,
+    /// Print the files that would be checked, one per line, and exit.
+    #[arg(long, conflicts_with_all = ["fix", "diff", "statistics", "write_baseline"])]
+    pub show_files: bool,
+    /// Exit 0 even when there are diagnostics (errors still exit 2).
+    #[arg(long, short = 'e')]
+    pub exit_zero: bool,
+    /// Print the diagnostics only: no summary line and no notes on standard error.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// The path of the source read from standard input (`-`): shown in the output and used to
+    /// find the configuration, per-file ignores and the module name.
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

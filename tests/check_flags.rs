@@ -1,0 +1,230 @@
+//! `--statistics`, `--show-files`, `--exit-zero`, `--quiet` and standard input (`-` with
+//! `--stdin-filename`).
+
+mod common;
+
+use common::{MAILER, UNKEYED, project, stderr, stdout, twice, twice_stdin};
+
+#[test]
+fn statistics_count_per_rule_most_first() {
+    let two_mailers = MAILER.replace("notify", "notify_again");
+    let dir = project(&[
+        ("pay.py", UNKEYED),
+        ("mail.py", MAILER),
+        ("mail2.py", &two_mailers),
+    ]);
+    let out = twice(dir.path(), &["check", "--statistics"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "   2  TW102  unguarded-effect", "{text}");
+    assert_eq!(
+        lines[1], "   1  TW101  effect-without-idempotency-key",
+        "{text}"
+    );
+    assert!(
+        lines[2].starts_with("Found 3 problems in 3 files"),
+        "{text}"
+    );
+    assert!(!text.contains("-->"), "no diagnostics: {text}");
+
+    let out = twice(dir.path(), &["check", "--statistics", "--quiet"]);
+    assert_eq!(stdout(&out).lines().count(), 2, "{}", stdout(&out));
+
+    let out = twice(
+        dir.path(),
+        &["check", "--statistics", "--output-format", "json"],
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        rows,
+        serde_json::json!([
+            { "code": "TW102", "name": "unguarded-effect", "count": 2, "fixable": 0 },
+            { "code": "TW101", "name": "effect-without-idempotency-key", "count": 1, "fixable": 0 },
+        ])
+    );
+
+    // Ties are sorted by code.
+    let dir = project(&[("pay.py", UNKEYED), ("mail.py", MAILER)]);
+    let out = twice(dir.path(), &["check", "--statistics", "--quiet"]);
+    assert_eq!(
+        stdout(&out),
+        "   1  TW101  effect-without-idempotency-key\n   1  TW102  unguarded-effect\n"
+    );
+}
+
+#[test]
+fn show_files_lists_what_would_be_checked() {
+    let dir = project(&[
+        ("pay.py", UNKEYED),
+        ("app/b.py", "x = 1\n"),
+        ("app/a.py", "x = 1\n"),
+        ("app/readme.txt", "not python\n"),
+        ("legacy/old.py", "x = 1\n"),
+        (".venv/lib/site.py", "x = 1\n"),
+        ("build/gen.py", "x = 1\n"),
+        ("pyproject.toml", "[tool.twice]\nexclude = [\"legacy\"]\n"),
+    ]);
+    let out = twice(dir.path(), &["check", "--show-files"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "app/a.py\napp/b.py\npay.py\n");
+    let out = twice(dir.path(), &["check", "--show-files", "app"]);
+    assert_eq!(stdout(&out), "app/a.py\napp/b.py\n");
+    let out = twice(dir.path(), &["check", "--show-files", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("nope"));
+}
+
+#[test]
+fn exit_zero_ignores_findings_but_not_errors() {
+    let dir = project(&[("pay.py", UNKEYED)]);
+    let out = twice(dir.path(), &["check", "--exit-zero"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("error[TW101]"), "{}", stdout(&out));
+    let out = twice(dir.path(), &["check", "-e", "--output-format", "sarif"]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = twice(dir.path(), &["check", "--exit-zero", "missing.py"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = twice(dir.path(), &["check", "--exit-zero", "--select", "TW999"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn quiet_prints_diagnostics_only() {
+    let dir = project(&[("pay.py", UNKEYED)]);
+    let out = twice(
+        dir.path(),
+        &["check", "--quiet", "--output-format", "concise"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.starts_with("pay.py:7:5: TW101 "), "{text}");
+    let out = twice(dir.path(), &["check", "-q"]);
+    assert!(stdout(&out).contains("error[TW101]"));
+    assert!(!stdout(&out).contains("Found "), "{}", stdout(&out));
+
+    let clean = project(&[("ok.py", "x = 1\n")]);
+    let out = twice(clean.path(), &["check", "--quiet"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+}
+
+#[test]
+fn standard_input_is_checked_under_its_given_name() {
+    let dir = project(&[]);
+    let out = twice_stdin(
+        dir.path(),
+        &[
+            "check",
+            "-",
+            "--stdin-filename",
+            "orders/tasks.py",
+            "--output-format",
+            "concise",
+        ],
+        UNKEYED,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("orders/tasks.py:7:5: TW101 "), "{text}");
+
+    // Without a name the file is `-`; `--stdin-filename` alone reads standard input too.
+    let out = twice_stdin(
+        dir.path(),
+        &["check", "-", "--output-format", "concise"],
+        UNKEYED,
+    );
+    assert!(
+        stdout(&out).starts_with("-:7:5: TW101 "),
+        "{}",
+        stdout(&out)
+    );
+    let out = twice_stdin(
+        dir.path(),
+        &[
+            "check",
+            "--stdin-filename",
+            "pay.py",
+            "--output-format",
+            "json",
+        ],
+        UNKEYED,
+    );
+    let items: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(items[0]["filename"], "pay.py");
+    assert_eq!(items[0]["task"], "pay.charge");
+
+    let out = twice_stdin(dir.path(), &["check", "-"], "x = 1\n");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn standard_input_uses_the_configuration_of_its_name() {
+    let dir = project(&[
+        (
+            "pyproject.toml",
+            "[tool.twice]\nper-file-ignores = { \"legacy/*\" = [\"TW1\"] }\n",
+        ),
+        ("legacy/.keep", ""),
+    ]);
+    let args = |name: &'static str| ["check", "-", "--stdin-filename", name, "--quiet"];
+    let out = twice_stdin(dir.path(), &args("legacy/pay.py"), UNKEYED);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let out = twice_stdin(dir.path(), &args("pay.py"), UNKEYED);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+}
+
+#[test]
+fn standard_input_replaces_the_file_on_disk() {
+    let dir = project(&[("pay.py", "x = 1\n"), ("other.py", MAILER)]);
+    let out = twice_stdin(
+        dir.path(),
+        &[
+            "check",
+            ".",
+            "-",
+            "--stdin-filename",
+            "pay.py",
+            "--output-format",
+            "concise",
+            "--quiet",
+        ],
+        UNKEYED,
+    );
+    let text = stdout(&out);
+    assert_eq!(text.matches("pay.py:7:5: TW101").count(), 1, "{text}");
+    assert!(text.contains("other.py:7:5: TW102"), "{text}");
+}
+
+#[test]
+fn standard_input_cannot_be_fixed_or_misnamed() {
+    let dir = project(&[("pay.py", UNKEYED)]);
+    let out = twice_stdin(dir.path(), &["check", "-", "--fix"], UNKEYED);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--fix"), "{}", stderr(&out));
+    let out = twice_stdin(
+        dir.path(),
+        &["check", "pay.py", "--stdin-filename", "x.py"],
+        UNKEYED,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let out = twice_stdin(dir.path(), &["check", "-"], "x = '\u{e9}'\n");
+    assert_eq!(out.status.code(), Some(0));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_twice"))
+        .args(["check", "-"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(b"x = '\xe9'\n").expect("write");
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("UTF-8"), "{}", stderr(&out));
+}
