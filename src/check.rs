@@ -38,8 +38,35 @@ pub fn check(paths: &[PathBuf], settings: &Settings, cwd: &Path, threads: usize)
     }
 }
 
+/// Prints how long a phase took when `TWICE_TIMINGS` is set (a developer aid, on stderr).
+pub(crate) struct Timer {
+    enabled: bool,
+    start: std::time::Instant,
+}
+
+impl Timer {
+    pub(crate) fn new() -> Timer {
+        Timer {
+            enabled: std::env::var_os("TWICE_TIMINGS").is_some(),
+            start: std::time::Instant::now(),
+        }
+    }
+
+    pub(crate) fn lap(&mut self, phase: &str) {
+        if self.enabled {
+            eprintln!(
+                "timing: {phase:<22} {:>8.3} s",
+                self.start.elapsed().as_secs_f64()
+            );
+            self.start = std::time::Instant::now();
+        }
+    }
+}
+
 fn check_in_pool(paths: &[PathBuf], settings: &Settings, cwd: &Path) -> Report {
+    let mut timer = Timer::new();
     let discovered = discover(paths, &settings.exclude, &settings.root);
+    timer.lap("discover");
     let files: Vec<SourceFile> = discovered
         .files
         .par_iter()
@@ -72,7 +99,9 @@ fn check_in_pool(paths: &[PathBuf], settings: &Settings, cwd: &Path) -> Report {
                 .find_map(|root| path_module_name(&file.path, root))
         })
         .collect();
+    timer.lap("parse + facts");
     let project = Project::new(&files, &settings.catalog, settings.heuristics, &path_names);
+    timer.lap("project");
     let enabled = |code: &str| settings.is_enabled(code);
     let mut checker = Checker::new(&project, &enabled);
     check_all(&mut checker);
@@ -98,6 +127,7 @@ fn check_in_pool(paths: &[PathBuf], settings: &Settings, cwd: &Path) -> Report {
             ));
         }
     }
+    timer.lap("rules");
     let tasks = project.tasks.len();
     drop(project);
     diagnostics.retain(|d| {

@@ -1,7 +1,7 @@
 //! Reading and parsing one file: the only place that touches the parser. Produces the module's
 //! facts, its syntax errors and its `# noqa` comments; the syntax tree is dropped here.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::path::{Path, PathBuf};
 
 use ruff_python_ast::PySourceType;
@@ -123,7 +123,7 @@ pub fn parse_text(
             facts: None,
             syntax_errors: vec![(TextRange::empty(at), why)],
             unreadable: None,
-            noqa: HashMap::new(),
+            noqa: HashMap::default(),
             text,
         };
     }
@@ -133,7 +133,7 @@ pub fn parse_text(
         .iter()
         .map(|error| (error.location, error.error.to_string()))
         .collect();
-    let mut noqa = HashMap::new();
+    let mut noqa = HashMap::default();
     for token in parsed.tokens().iter() {
         if token.kind() != TokenKind::Comment {
             continue;
@@ -169,7 +169,7 @@ fn unreadable(path: &Path, display: String, reason: String) -> SourceFile {
         facts: None,
         syntax_errors: Vec::new(),
         unreadable: Some(reason),
-        noqa: HashMap::new(),
+        noqa: HashMap::default(),
     }
 }
 

@@ -2,7 +2,7 @@
 //! how each call is classified (effect, project call, enqueue) and, per function, a summary of
 //! what it reaches, computed once over the call graph.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use rayon::prelude::*;
 use ruff_text_size::TextRange;
@@ -174,6 +174,8 @@ pub struct Project<'a> {
     /// Module variables whose type only run time knows, typed by the API called on them
     /// (`app.config_from_object(...)` makes `app` a Celery app).
     inferred_types: HashMap<String, QPath>,
+    /// First components of the project's module names (`shop` of `shop.orders.tasks`).
+    roots: HashSet<&'static str>,
 }
 
 impl<'a> Project<'a> {
@@ -183,7 +185,7 @@ impl<'a> Project<'a> {
         heuristics: bool,
         path_names: &'a [Option<String>],
     ) -> Project<'a> {
-        let mut modules = HashMap::new();
+        let mut modules = HashMap::default();
         // Path-derived names first, so that package-derived names win on conflicts.
         for (i, name) in path_names.iter().enumerate() {
             if let Some(name) = name
@@ -199,8 +201,8 @@ impl<'a> Project<'a> {
                 modules.insert(facts.module.as_str(), u32::try_from(i).unwrap_or(u32::MAX));
             }
         }
-        let mut functions = HashMap::new();
-        let mut classes = HashMap::new();
+        let mut functions = HashMap::default();
+        let mut classes = HashMap::default();
         for (fi, file) in files.iter().enumerate() {
             let Some(facts) = &file.facts else { continue };
             let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
@@ -227,18 +229,30 @@ impl<'a> Project<'a> {
             functions,
             classes,
             tasks: Vec::new(),
-            task_index: HashMap::new(),
+            task_index: HashMap::default(),
             classes_of_calls: Vec::new(),
-            summaries: HashMap::new(),
+            summaries: HashMap::default(),
             models: Models::default(),
             settings: CelerySettings::default(),
-            inferred_types: HashMap::new(),
+            inferred_types: HashMap::default(),
+            roots: HashSet::default(),
         };
+        project.roots = project
+            .modules
+            .keys()
+            .filter_map(|name| name.split('.').next())
+            .map(crate::intern::intern)
+            .collect();
+        let mut timer = crate::check::Timer::new();
         project.inferred_types = project.infer_types();
         project.find_tasks();
+        timer.lap("  tasks");
         project.models = Models::build(&project);
+        timer.lap("  models");
         project.classify_calls();
+        timer.lap("  classify");
         project.summarize();
+        timer.lap("  summaries");
         project.settings = CelerySettings::build(&project);
         project
     }
@@ -369,6 +383,14 @@ impl<'a> Project<'a> {
     /// `celery.Celery().task` when `shop/celery.py` says `app = Celery(...)`, and re-exports
     /// are followed to where the name is defined.
     pub fn canonical(&self, path: &QPath) -> QPath {
+        // Only a path that starts like a project module can name something of the project.
+        if path
+            .0
+            .first()
+            .is_none_or(|head| !self.roots.contains(head.name))
+        {
+            return path.clone();
+        }
         let mut path = path.clone();
         for _ in 0..8 {
             let Some((file, at)) = self.split_module(&path) else {
@@ -635,7 +657,7 @@ impl<'a> Project<'a> {
 
     /// Module variables typed by the methods called on them at module level.
     fn infer_types(&self) -> HashMap<String, QPath> {
-        let mut inferred = HashMap::new();
+        let mut inferred = HashMap::default();
         for file in self.files {
             let Some(facts) = &file.facts else { continue };
             let Some(body) = facts.functions.first() else {
@@ -664,7 +686,7 @@ impl<'a> Project<'a> {
     fn find_tasks(&mut self) {
         let catalog = self.catalog;
         // Project functions that apply a task decorator themselves are task decorators too.
-        let mut wrappers: HashMap<String, Framework> = HashMap::new();
+        let mut wrappers: HashMap<String, Framework> = HashMap::default();
         for file in self.files {
             let Some(facts) = &file.facts else { continue };
             for function in facts.functions.iter().skip(1) {
@@ -673,6 +695,9 @@ impl<'a> Project<'a> {
                         continue;
                     };
                     let Some(path) = &call.path else { continue };
+                    if !catalog.may_be_task_decorator(call.method) {
+                        continue;
+                    }
                     let outer = outermost(facts, function);
                     let path = match (
                         path.0.first(),
@@ -1118,8 +1143,9 @@ impl<'a> Project<'a> {
                 }
             }
         }
-        let mut done: HashMap<FuncId, Summary> = HashMap::with_capacity(ids.len());
-        let mut visiting = HashSet::new();
+        let mut done: HashMap<FuncId, Summary> =
+            HashMap::with_capacity_and_hasher(ids.len(), Default::default());
+        let mut visiting = HashSet::default();
         for id in ids {
             self.summary_of(id, &mut done, &mut visiting);
         }

@@ -2,7 +2,7 @@
 //! sources, delivery metadata and task frameworks. The built-in data is `catalog.toml`, embedded in
 //! the binary; `[tool.twice.effects]` adds sinks to it.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 
 use serde::Deserialize;
@@ -175,7 +175,7 @@ pub struct PatternSet<T> {
 impl<T> Default for PatternSet<T> {
     fn default() -> Self {
         Self {
-            by_last: HashMap::new(),
+            by_last: HashMap::default(),
             other: Vec::new(),
         }
     }
@@ -203,6 +203,11 @@ impl<T: Copy> PatternSet<T> {
             .chain(&self.other)
             .find(|(pattern, _)| pattern.matches(path))
             .map(|(_, value)| *value)
+    }
+
+    /// Whether some pattern could match a path ending in `last`: a cheap test before `find`.
+    pub fn may_match(&self, last: &str) -> bool {
+        !self.other.is_empty() || self.by_last.contains_key(last)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -315,8 +320,8 @@ struct RawCatalog {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Pure {
-    functions: std::collections::HashSet<String>,
-    methods: std::collections::HashSet<String>,
+    functions: rustc_hash::FxHashSet<String>,
+    methods: rustc_hash::FxHashSet<String>,
 }
 
 #[derive(Deserialize)]
@@ -854,6 +859,11 @@ impl Catalog {
 
     pub fn metadata(&self, path: &QPath) -> Option<&Metadata> {
         self.metadata_patterns.find(path).map(|i| &self.metadata[i])
+    }
+
+    /// Whether a call of this name could be a task decorator (before resolving its path).
+    pub fn may_be_task_decorator(&self, name: &str) -> bool {
+        self.decorators.may_match(name)
     }
 
     pub fn task_decorator(&self, path: &QPath) -> Option<Framework> {
