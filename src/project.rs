@@ -155,6 +155,8 @@ pub struct Summary {
     pub writes_state: bool,
     /// Whether everything it calls could be followed.
     pub complete: bool,
+    /// The first enqueue it reaches outside a commit callback: the enqueue call itself.
+    pub enqueue: Option<Hop>,
 }
 
 pub struct Project<'a> {
@@ -1198,7 +1200,15 @@ impl<'a> Project<'a> {
                 func: id,
                 event: u32::try_from(i).unwrap_or(u32::MAX),
             };
+            if is_dynamic_call(function, call) {
+                summary.complete = false;
+            }
             match self.call_class(id, i) {
+                Some(CallClass::Enqueue {
+                    deferred_to_commit: false,
+                }) => {
+                    summary.enqueue.get_or_insert(here);
+                }
                 Some(CallClass::Effect(_)) => summary.effects.push(Reached {
                     origin: here,
                     next: here,
@@ -1211,6 +1221,9 @@ impl<'a> Project<'a> {
                     };
                     summary.writes_state |= callee_summary.writes_state;
                     summary.complete &= callee_summary.complete;
+                    if summary.enqueue.is_none() {
+                        summary.enqueue = callee_summary.enqueue;
+                    }
                     let guarded_here = guarded_at(function, i);
                     for reached in &callee_summary.effects {
                         if summary.effects.len() >= MAX_REACHED {
@@ -1439,6 +1452,21 @@ impl<'a> Project<'a> {
                 self.summary(*callee).is_some_and(|s| s.writes_state)
             }
             _ => false,
+        }
+    }
+}
+
+/// A call twice cannot follow: no name or attribute path (`handlers[kind](...)`,
+/// `getattr(obj, name)(...)`), or a call of a parameter (`callback(...)`).
+fn is_dynamic_call(function: &Function, call: &CallSite) -> bool {
+    match &call.path {
+        None => true,
+        Some(path) => {
+            path.0.len() == 1 && function.param(path.0[0].name).is_some()
+                || path
+                    .0
+                    .iter()
+                    .any(|s| s.name == "getattr" && s.call != Call::No)
         }
     }
 }

@@ -277,6 +277,7 @@ pub struct Catalog {
     pub models: Models,
     pub celery_settings: CelerySettingsSpec,
     pure: Pure,
+    binders: PatternSet<()>,
 }
 
 /// A sink declared by the user in `[tool.twice.effects]`.
@@ -314,6 +315,7 @@ struct RawCatalog {
     models: Models,
     celery_settings: CelerySettingsSpec,
     pure: Pure,
+    binders: RawCalls,
 }
 
 /// Calls that never matter to a rule: no event is kept for them.
@@ -815,6 +817,7 @@ impl Catalog {
             models: raw.models,
             celery_settings: raw.celery_settings,
             pure: raw.pure,
+            binders: pattern_set(&raw.binders.calls),
         }
     }
 
@@ -837,6 +840,11 @@ impl Catalog {
                 path
             })
         })
+    }
+
+    /// `functools.partial(f, ...)`: a call whose result calls its first argument.
+    pub fn is_binder(&self, path: &QPath) -> bool {
+        self.binders.find(path).is_some()
     }
 
     /// Whether a call can be left out of the facts: a builtin called by its bare name, or a

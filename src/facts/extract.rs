@@ -1472,6 +1472,16 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
         value.taint.truncate(MAX_TAINT);
+        // `partial(f, ...)` stands for `f`: calling the result calls `f`.
+        if let Some(path) = &path
+            && self.ex.catalog.is_binder(path)
+            && let Some(bound) = args
+                .first()
+                .and_then(|a| a.path.clone())
+                .filter(|p| !p.is_call())
+        {
+            value.path = Some(bound);
+        }
 
         let (method, receiver) = match &*call.func {
             Expr::Attribute(attr) => (intern(attr.attr.as_str()), receiver_name(&attr.value)),
