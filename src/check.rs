@@ -28,13 +28,25 @@ pub struct Report {
 const STACK_SIZE: usize = 256 * 1024 * 1024;
 
 pub fn check(paths: &[PathBuf], settings: &Settings, cwd: &Path, threads: usize) -> Report {
+    analyse(paths, settings, cwd, threads, |_, _| ()).0
+}
+
+/// Runs a check and lets `inspect` look at the project model and the final diagnostics before
+/// the model is dropped (for `twice review`).
+pub fn analyse<R: Send>(
+    paths: &[PathBuf],
+    settings: &Settings,
+    cwd: &Path,
+    threads: usize,
+    inspect: impl FnOnce(&Project, &[Diagnostic]) -> R + Send,
+) -> (Report, R) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .stack_size(STACK_SIZE)
         .build();
     match pool {
-        Ok(pool) => pool.install(|| check_in_pool(paths, settings, cwd)),
-        Err(_) => check_in_pool(paths, settings, cwd),
+        Ok(pool) => pool.install(|| check_in_pool(paths, settings, cwd, inspect)),
+        Err(_) => check_in_pool(paths, settings, cwd, inspect),
     }
 }
 
@@ -63,7 +75,12 @@ impl Timer {
     }
 }
 
-fn check_in_pool(paths: &[PathBuf], settings: &Settings, cwd: &Path) -> Report {
+fn check_in_pool<R>(
+    paths: &[PathBuf],
+    settings: &Settings,
+    cwd: &Path,
+    inspect: impl FnOnce(&Project, &[Diagnostic]) -> R,
+) -> (Report, R) {
     let mut timer = Timer::new();
     let discovered = discover(paths, &settings.exclude, &settings.root);
     timer.lap("discover");
@@ -129,7 +146,6 @@ fn check_in_pool(paths: &[PathBuf], settings: &Settings, cwd: &Path) -> Report {
     }
     timer.lap("rules");
     let tasks = project.tasks.len();
-    drop(project);
     diagnostics.retain(|d| {
         let file = &files[d.file as usize];
         let (row, _) = file.location(d.range.start());
@@ -147,12 +163,17 @@ fn check_in_pool(paths: &[PathBuf], settings: &Settings, cwd: &Path) -> Report {
         ))
     });
     diagnostics.dedup_by(|a, b| a.file == b.file && a.code == b.code && same_line(&files, a, b));
-    Report {
-        files,
-        diagnostics,
-        tasks,
-        errors: discovered.errors,
-    }
+    let inspected = inspect(&project, &diagnostics);
+    drop(project);
+    (
+        Report {
+            files,
+            diagnostics,
+            tasks,
+            errors: discovered.errors,
+        },
+        inspected,
+    )
 }
 
 fn same_line(files: &[SourceFile], a: &Diagnostic, b: &Diagnostic) -> bool {

@@ -306,10 +306,16 @@ impl<'a> Project<'a> {
             .get(file as usize)
             .and_then(|f| f.text.get(range.start().to_usize()..range.end().to_usize()))
             .unwrap_or_default();
-        text.chars()
-            .filter(|c| !c.is_whitespace())
-            .take(80)
-            .collect()
+        let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        // Line breaks inside brackets leave a space after the opening one: drop it.
+        let collapsed = collapsed
+            .replace("( ", "(")
+            .replace("[ ", "[")
+            .replace("{ ", "{")
+            .replace(" )", ")")
+            .replace(" ]", "]")
+            .replace(" }", "}");
+        collapsed.chars().take(80).collect()
     }
 
     /// The call at an event index of a function.

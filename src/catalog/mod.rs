@@ -245,6 +245,10 @@ pub struct Metadata {
 #[derive(Debug)]
 pub struct FrameworkSpec {
     pub framework: Framework,
+    /// How the framework delivers (for `twice review`), from CATALOG.md.
+    pub delivery: Option<String>,
+    /// Its retries by default.
+    pub retries: Option<String>,
     /// The framework's application class and the methods that only it has.
     pub app: Option<AppSpec>,
     pub enqueue_methods: Vec<String>,
@@ -662,6 +666,8 @@ struct RawFramework {
     time_limits: Vec<TimeLimitSpec>,
     default_time_limit: Option<i64>,
     app: Option<AppSpec>,
+    delivery: Option<String>,
+    retries: Option<String>,
     #[serde(default)]
     #[expect(
         dead_code,
@@ -746,6 +752,8 @@ impl Catalog {
                 time_limits: fw.time_limits,
                 default_time_limit: fw.default_time_limit,
                 app: fw.app,
+                delivery: fw.delivery,
+                retries: fw.retries,
             });
         }
         for pattern in task_decorators {

@@ -4,6 +4,7 @@
 mod concise;
 mod full;
 mod json;
+pub mod review;
 
 use std::io::{self, Write};
 
