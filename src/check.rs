@@ -47,23 +47,64 @@ pub fn check_with_stdin(
     cwd: &Path,
     threads: usize,
 ) -> Report {
+    analyse(paths, stdin, settings, cwd, threads, |_, _| ()).0
+}
+
+/// Runs a check and lets `inspect` look at the project model and the final diagnostics before
+/// the model is dropped (for `twice review`).
+pub fn analyse<R: Send>(
+    paths: &[PathBuf],
+    stdin: Option<&StdinSource>,
+    settings: &Settings,
+    cwd: &Path,
+    threads: usize,
+    inspect: impl FnOnce(&Project, &[Diagnostic]) -> R + Send,
+) -> (Report, R) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .stack_size(STACK_SIZE)
         .build();
     match pool {
-        Ok(pool) => pool.install(|| check_in_pool(paths, stdin, settings, cwd)),
-        Err(_) => check_in_pool(paths, stdin, settings, cwd),
+        Ok(pool) => pool.install(|| check_in_pool(paths, stdin, settings, cwd, inspect)),
+        Err(_) => check_in_pool(paths, stdin, settings, cwd, inspect),
     }
 }
 
-fn check_in_pool(
+/// Prints how long a phase took when `TWICE_TIMINGS` is set (a developer aid, on stderr).
+pub(crate) struct Timer {
+    enabled: bool,
+    start: std::time::Instant,
+}
+
+impl Timer {
+    pub(crate) fn new() -> Timer {
+        Timer {
+            enabled: std::env::var_os("TWICE_TIMINGS").is_some(),
+            start: std::time::Instant::now(),
+        }
+    }
+
+    pub(crate) fn lap(&mut self, phase: &str) {
+        if self.enabled {
+            eprintln!(
+                "timing: {phase:<22} {:>8.3} s",
+                self.start.elapsed().as_secs_f64()
+            );
+            self.start = std::time::Instant::now();
+        }
+    }
+}
+
+fn check_in_pool<R>(
     paths: &[PathBuf],
     stdin: Option<&StdinSource>,
     settings: &Settings,
     cwd: &Path,
-) -> Report {
+    inspect: impl FnOnce(&Project, &[Diagnostic]) -> R,
+) -> (Report, R) {
+    let mut timer = Timer::new();
     let mut discovered = discover(paths, &settings.exclude, &settings.root);
+    timer.lap("discover");
     if let Some(stdin) = stdin {
         let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
         let replaced = absolute(&stdin.path);
@@ -118,7 +159,9 @@ fn check_in_pool(
                 .find_map(|root| path_module_name(&file.path, root))
         })
         .collect();
+    timer.lap("parse + facts");
     let project = Project::new(&files, &settings.catalog, settings.heuristics, &path_names);
+    timer.lap("project");
     let enabled = |code: &str| settings.is_enabled(code);
     let mut checker = Checker::new(&project, &enabled);
     check_all(&mut checker);
@@ -144,8 +187,8 @@ fn check_in_pool(
             ));
         }
     }
+    timer.lap("rules");
     let tasks = project.tasks.len();
-    drop(project);
     diagnostics.retain(|d| {
         let file = &files[d.file as usize];
         let (row, _) = file.location(d.range.start());
@@ -163,12 +206,17 @@ fn check_in_pool(
         ))
     });
     diagnostics.dedup_by(|a, b| a.file == b.file && a.code == b.code && same_line(&files, a, b));
-    Report {
-        files,
-        diagnostics,
-        tasks,
-        errors: discovered.errors,
-    }
+    let inspected = inspect(&project, &diagnostics);
+    drop(project);
+    (
+        Report {
+            files,
+            diagnostics,
+            tasks,
+            errors: discovered.errors,
+        },
+        inspected,
+    )
 }
 
 fn same_line(files: &[SourceFile], a: &Diagnostic, b: &Diagnostic) -> bool {

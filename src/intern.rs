@@ -4,15 +4,15 @@
 //! The table only grows (by the distinct identifiers of the checked code, a few megabytes for a
 //! large project); a run is one process, so nothing is ever freed early.
 
+use rustc_hash::FxHashSet as HashSet;
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
 
 static TABLE: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
 
 thread_local! {
     /// Each thread's view of the table: most lookups never take the lock.
-    static CACHE: RefCell<HashSet<&'static str>> = RefCell::new(HashSet::new());
+    static CACHE: RefCell<HashSet<&'static str>> = RefCell::new(HashSet::default());
 }
 
 /// The interned copy of `name`.
@@ -20,7 +20,7 @@ pub fn intern(name: &str) -> &'static str {
     if let Some(found) = CACHE.with(|cache| cache.borrow().get(name).copied()) {
         return found;
     }
-    let table = TABLE.get_or_init(|| Mutex::new(HashSet::new()));
+    let table = TABLE.get_or_init(|| Mutex::new(HashSet::default()));
     let interned = {
         // A poisoned lock only means another thread panicked mid-insert; the set is still valid.
         let mut table = table

@@ -17,5 +17,6 @@ pub mod path;
 pub mod project;
 pub mod registry;
 pub mod render;
+pub mod review;
 pub mod rules;
 pub mod settings;

@@ -2,7 +2,7 @@
 //! declarative models, their fields, what makes them unique, their tables, and which of them
 //! the project ever deletes rows of.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_text_size::TextRange;
 
@@ -112,7 +112,7 @@ impl Models {
 
     pub fn build(project: &Project) -> Models {
         let mut models = Models::default();
-        let mut memo: HashMap<String, Option<Orm>> = HashMap::new();
+        let mut memo: HashMap<String, Option<Orm>> = HashMap::default();
         for (fi, file) in project.files.iter().enumerate() {
             let Some(facts) = &file.facts else { continue };
             let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
@@ -223,7 +223,7 @@ impl Models {
     }
 
     fn find_deletions(&mut self, project: &Project) {
-        let mut tables: HashSet<String> = HashSet::new();
+        let mut tables: HashSet<String> = HashSet::default();
         for file in project.files {
             let Some(facts) = &file.facts else { continue };
             tables.extend(facts.deleted_tables.iter().cloned());

@@ -1,7 +1,7 @@
 //! Reading and parsing one file: the only place that touches the parser. Produces the module's
 //! facts, its syntax errors and its `# noqa` comments; the syntax tree is dropped here.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::path::{Path, PathBuf};
 
 use ruff_python_ast::PySourceType;
@@ -112,13 +112,28 @@ pub fn parse_text(
     catalog: &Catalog,
 ) -> SourceFile {
     let line_index = LineIndex::from_source_text(&text);
+    // Nesting far beyond what CPython compiles would exhaust the stack of any recursive parser:
+    // report it instead of parsing.
+    if let Some((offset, why)) = excessive_nesting(&text) {
+        let at = TextSize::try_from(offset).unwrap_or_default();
+        return SourceFile {
+            path,
+            display,
+            line_index,
+            facts: None,
+            syntax_errors: vec![(TextRange::empty(at), why)],
+            unreadable: None,
+            noqa: HashMap::default(),
+            text,
+        };
+    }
     let parsed = parse_unchecked_source(&text, PySourceType::Python);
     let syntax_errors = parsed
         .errors()
         .iter()
         .map(|error| (error.location, error.error.to_string()))
         .collect();
-    let mut noqa = HashMap::new();
+    let mut noqa = HashMap::default();
     for token in parsed.tokens().iter() {
         if token.kind() != TokenKind::Comment {
             continue;
@@ -154,8 +169,88 @@ fn unreadable(path: &Path, display: String, reason: String) -> SourceFile {
         facts: None,
         syntax_errors: Vec::new(),
         unreadable: Some(reason),
-        noqa: HashMap::new(),
+        noqa: HashMap::default(),
     }
+}
+
+/// Nesting that twice does not parse. CPython's own limits are far lower (200 nested brackets in
+/// its tokenizer, about 6000 levels in its parser), so such code does not compile anywhere.
+const MAX_NESTING: usize = 20_000;
+
+/// The offset and description of nesting deeper than [`MAX_NESTING`]: brackets, runs of unary
+/// operators, or attribute chains, counted outside strings and comments.
+pub fn excessive_nesting(text: &str) -> Option<(usize, String)> {
+    let bytes = text.as_bytes();
+    let (mut depth, mut unary, mut dots) = (0usize, 0usize, 0usize);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'#' => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'\'' | b'"' => {
+                i = skip_string(bytes, i);
+                continue;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'\n' => dots = 0,
+            _ => {}
+        }
+        if matches!(b, b'-' | b'+' | b'~') {
+            unary += 1;
+        } else if !b.is_ascii_whitespace() {
+            unary = 0;
+        }
+        if b == b'.' {
+            dots += 1;
+        }
+        if depth > MAX_NESTING || unary > MAX_NESTING || dots > MAX_NESTING {
+            let what = if depth > MAX_NESTING {
+                "brackets"
+            } else if unary > MAX_NESTING {
+                "unary operators"
+            } else {
+                "attribute accesses"
+            };
+            return Some((
+                i,
+                format!(
+                    "more than {MAX_NESTING} nested {what}: too deep to analyse (CPython does not compile it either)"
+                ),
+            ));
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The index after the string literal starting at `start` (a quote), triple-quoted or not.
+fn skip_string(bytes: &[u8], start: usize) -> usize {
+    let quote = bytes[start];
+    let triple = bytes.get(start + 1) == Some(&quote) && bytes.get(start + 2) == Some(&quote);
+    let mut i = start + if triple { 3 } else { 1 };
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'\n' if !triple => return i,
+            b if b == quote => {
+                if !triple {
+                    return i + 1;
+                }
+                if bytes.get(i + 1) == Some(&quote) && bytes.get(i + 2) == Some(&quote) {
+                    return i + 3;
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    bytes.len()
 }
 
 /// `# noqa`, `# noqa: TW101, TW102` (also after other text in the comment, as ruff accepts).
@@ -191,6 +286,25 @@ pub fn parse_noqa(comment: &str) -> Option<Noqa> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn excessive_nesting_is_found_outside_strings() {
+        let deep = format!(
+            "x = {}{}",
+            "[".repeat(MAX_NESTING + 1),
+            "]".repeat(MAX_NESTING + 1)
+        );
+        assert!(excessive_nesting(&deep).is_some_and(|(_, why)| why.contains("brackets")));
+        let unary = format!("x = {}1", "-".repeat(MAX_NESTING + 1));
+        assert!(excessive_nesting(&unary).is_some());
+        let in_string = format!(
+            "x = \"{}\"\n# {}\n",
+            "(".repeat(MAX_NESTING + 1),
+            "[".repeat(MAX_NESTING + 1)
+        );
+        assert_eq!(excessive_nesting(&in_string), None);
+        assert_eq!(excessive_nesting("f(a[1], {'k': (2, 3)})\n"), None);
+    }
 
     #[test]
     fn noqa_comments() {

@@ -2,7 +2,7 @@
 //! how each call is classified (effect, project call, enqueue) and, per function, a summary of
 //! what it reaches, computed once over the call graph.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use rayon::prelude::*;
 use ruff_text_size::TextRange;
@@ -155,6 +155,8 @@ pub struct Summary {
     pub writes_state: bool,
     /// Whether everything it calls could be followed.
     pub complete: bool,
+    /// The first enqueue it reaches outside a commit callback: the enqueue call itself.
+    pub enqueue: Option<Hop>,
 }
 
 pub struct Project<'a> {
@@ -174,6 +176,8 @@ pub struct Project<'a> {
     /// Module variables whose type only run time knows, typed by the API called on them
     /// (`app.config_from_object(...)` makes `app` a Celery app).
     inferred_types: HashMap<String, QPath>,
+    /// First components of the project's module names (`shop` of `shop.orders.tasks`).
+    roots: HashSet<&'static str>,
 }
 
 impl<'a> Project<'a> {
@@ -183,7 +187,7 @@ impl<'a> Project<'a> {
         heuristics: bool,
         path_names: &'a [Option<String>],
     ) -> Project<'a> {
-        let mut modules = HashMap::new();
+        let mut modules = HashMap::default();
         // Path-derived names first, so that package-derived names win on conflicts.
         for (i, name) in path_names.iter().enumerate() {
             if let Some(name) = name
@@ -199,8 +203,8 @@ impl<'a> Project<'a> {
                 modules.insert(facts.module.as_str(), u32::try_from(i).unwrap_or(u32::MAX));
             }
         }
-        let mut functions = HashMap::new();
-        let mut classes = HashMap::new();
+        let mut functions = HashMap::default();
+        let mut classes = HashMap::default();
         for (fi, file) in files.iter().enumerate() {
             let Some(facts) = &file.facts else { continue };
             let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
@@ -227,18 +231,30 @@ impl<'a> Project<'a> {
             functions,
             classes,
             tasks: Vec::new(),
-            task_index: HashMap::new(),
+            task_index: HashMap::default(),
             classes_of_calls: Vec::new(),
-            summaries: HashMap::new(),
+            summaries: HashMap::default(),
             models: Models::default(),
             settings: CelerySettings::default(),
-            inferred_types: HashMap::new(),
+            inferred_types: HashMap::default(),
+            roots: HashSet::default(),
         };
+        project.roots = project
+            .modules
+            .keys()
+            .filter_map(|name| name.split('.').next())
+            .map(crate::intern::intern)
+            .collect();
+        let mut timer = crate::check::Timer::new();
         project.inferred_types = project.infer_types();
         project.find_tasks();
+        timer.lap("  tasks");
         project.models = Models::build(&project);
+        timer.lap("  models");
         project.classify_calls();
+        timer.lap("  classify");
         project.summarize();
+        timer.lap("  summaries");
         project.settings = CelerySettings::build(&project);
         project
     }
@@ -290,10 +306,16 @@ impl<'a> Project<'a> {
             .get(file as usize)
             .and_then(|f| f.text.get(range.start().to_usize()..range.end().to_usize()))
             .unwrap_or_default();
-        text.chars()
-            .filter(|c| !c.is_whitespace())
-            .take(80)
-            .collect()
+        let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        // Line breaks inside brackets leave a space after the opening one: drop it.
+        let collapsed = collapsed
+            .replace("( ", "(")
+            .replace("[ ", "[")
+            .replace("{ ", "{")
+            .replace(" )", ")")
+            .replace(" ]", "]")
+            .replace(" }", "}");
+        collapsed.chars().take(80).collect()
     }
 
     /// The call at an event index of a function.
@@ -369,6 +391,14 @@ impl<'a> Project<'a> {
     /// `celery.Celery().task` when `shop/celery.py` says `app = Celery(...)`, and re-exports
     /// are followed to where the name is defined.
     pub fn canonical(&self, path: &QPath) -> QPath {
+        // Only a path that starts like a project module can name something of the project.
+        if path
+            .0
+            .first()
+            .is_none_or(|head| !self.roots.contains(head.name))
+        {
+            return path.clone();
+        }
         let mut path = path.clone();
         for _ in 0..8 {
             let Some((file, at)) = self.split_module(&path) else {
@@ -635,7 +665,7 @@ impl<'a> Project<'a> {
 
     /// Module variables typed by the methods called on them at module level.
     fn infer_types(&self) -> HashMap<String, QPath> {
-        let mut inferred = HashMap::new();
+        let mut inferred = HashMap::default();
         for file in self.files {
             let Some(facts) = &file.facts else { continue };
             let Some(body) = facts.functions.first() else {
@@ -664,7 +694,7 @@ impl<'a> Project<'a> {
     fn find_tasks(&mut self) {
         let catalog = self.catalog;
         // Project functions that apply a task decorator themselves are task decorators too.
-        let mut wrappers: HashMap<String, Framework> = HashMap::new();
+        let mut wrappers: HashMap<String, Framework> = HashMap::default();
         for file in self.files {
             let Some(facts) = &file.facts else { continue };
             for function in facts.functions.iter().skip(1) {
@@ -673,6 +703,9 @@ impl<'a> Project<'a> {
                         continue;
                     };
                     let Some(path) = &call.path else { continue };
+                    if !catalog.may_be_task_decorator(call.method) {
+                        continue;
+                    }
                     let outer = outermost(facts, function);
                     let path = match (
                         path.0.first(),
@@ -1118,8 +1151,9 @@ impl<'a> Project<'a> {
                 }
             }
         }
-        let mut done: HashMap<FuncId, Summary> = HashMap::with_capacity(ids.len());
-        let mut visiting = HashSet::new();
+        let mut done: HashMap<FuncId, Summary> =
+            HashMap::with_capacity_and_hasher(ids.len(), Default::default());
+        let mut visiting = HashSet::default();
         for id in ids {
             self.summary_of(id, &mut done, &mut visiting);
         }
@@ -1172,7 +1206,15 @@ impl<'a> Project<'a> {
                 func: id,
                 event: u32::try_from(i).unwrap_or(u32::MAX),
             };
+            if is_dynamic_call(function, call) {
+                summary.complete = false;
+            }
             match self.call_class(id, i) {
+                Some(CallClass::Enqueue {
+                    deferred_to_commit: false,
+                }) => {
+                    summary.enqueue.get_or_insert(here);
+                }
                 Some(CallClass::Effect(_)) => summary.effects.push(Reached {
                     origin: here,
                     next: here,
@@ -1185,6 +1227,9 @@ impl<'a> Project<'a> {
                     };
                     summary.writes_state |= callee_summary.writes_state;
                     summary.complete &= callee_summary.complete;
+                    if summary.enqueue.is_none() {
+                        summary.enqueue = callee_summary.enqueue;
+                    }
                     let guarded_here = guarded_at(function, i);
                     for reached in &callee_summary.effects {
                         if summary.effects.len() >= MAX_REACHED {
@@ -1413,6 +1458,21 @@ impl<'a> Project<'a> {
                 self.summary(*callee).is_some_and(|s| s.writes_state)
             }
             _ => false,
+        }
+    }
+}
+
+/// A call twice cannot follow: no name or attribute path (`handlers[kind](...)`,
+/// `getattr(obj, name)(...)`), or a call of a parameter (`callback(...)`).
+fn is_dynamic_call(function: &Function, call: &CallSite) -> bool {
+    match &call.path {
+        None => true,
+        Some(path) => {
+            path.0.len() == 1 && function.param(path.0[0].name).is_some()
+                || path
+                    .0
+                    .iter()
+                    .any(|s| s.name == "getattr" && s.call != Call::No)
         }
     }
 }

@@ -2,7 +2,7 @@
 //! sources, delivery metadata and task frameworks. The built-in data is `catalog.toml`, embedded in
 //! the binary; `[tool.twice.effects]` adds sinks to it.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 
 use serde::Deserialize;
@@ -175,7 +175,7 @@ pub struct PatternSet<T> {
 impl<T> Default for PatternSet<T> {
     fn default() -> Self {
         Self {
-            by_last: HashMap::new(),
+            by_last: HashMap::default(),
             other: Vec::new(),
         }
     }
@@ -203,6 +203,11 @@ impl<T: Copy> PatternSet<T> {
             .chain(&self.other)
             .find(|(pattern, _)| pattern.matches(path))
             .map(|(_, value)| *value)
+    }
+
+    /// Whether some pattern could match a path ending in `last`: a cheap test before `find`.
+    pub fn may_match(&self, last: &str) -> bool {
+        !self.other.is_empty() || self.by_last.contains_key(last)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -240,6 +245,10 @@ pub struct Metadata {
 #[derive(Debug)]
 pub struct FrameworkSpec {
     pub framework: Framework,
+    /// How the framework delivers (for `twice review`), from CATALOG.md.
+    pub delivery: Option<String>,
+    /// Its retries by default.
+    pub retries: Option<String>,
     /// The framework's application class and the methods that only it has.
     pub app: Option<AppSpec>,
     pub enqueue_methods: Vec<String>,
@@ -272,6 +281,7 @@ pub struct Catalog {
     pub models: Models,
     pub celery_settings: CelerySettingsSpec,
     pure: Pure,
+    binders: PatternSet<()>,
 }
 
 /// A sink declared by the user in `[tool.twice.effects]`.
@@ -309,14 +319,15 @@ struct RawCatalog {
     models: Models,
     celery_settings: CelerySettingsSpec,
     pure: Pure,
+    binders: RawCalls,
 }
 
 /// Calls that never matter to a rule: no event is kept for them.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Pure {
-    functions: std::collections::HashSet<String>,
-    methods: std::collections::HashSet<String>,
+    functions: rustc_hash::FxHashSet<String>,
+    methods: rustc_hash::FxHashSet<String>,
 }
 
 #[derive(Deserialize)]
@@ -655,6 +666,8 @@ struct RawFramework {
     time_limits: Vec<TimeLimitSpec>,
     default_time_limit: Option<i64>,
     app: Option<AppSpec>,
+    delivery: Option<String>,
+    retries: Option<String>,
     #[serde(default)]
     #[expect(
         dead_code,
@@ -739,6 +752,8 @@ impl Catalog {
                 time_limits: fw.time_limits,
                 default_time_limit: fw.default_time_limit,
                 app: fw.app,
+                delivery: fw.delivery,
+                retries: fw.retries,
             });
         }
         for pattern in task_decorators {
@@ -810,6 +825,7 @@ impl Catalog {
             models: raw.models,
             celery_settings: raw.celery_settings,
             pure: raw.pure,
+            binders: pattern_set(&raw.binders.calls),
         }
     }
 
@@ -834,6 +850,11 @@ impl Catalog {
         })
     }
 
+    /// `functools.partial(f, ...)`: a call whose result calls its first argument.
+    pub fn is_binder(&self, path: &QPath) -> bool {
+        self.binders.find(path).is_some()
+    }
+
     /// Whether a call can be left out of the facts: a builtin called by its bare name, or a
     /// method that neither reaches effects nor writes state.
     pub fn is_pure_call(&self, bare_function: Option<&str>, method: &str) -> bool {
@@ -854,6 +875,11 @@ impl Catalog {
 
     pub fn metadata(&self, path: &QPath) -> Option<&Metadata> {
         self.metadata_patterns.find(path).map(|i| &self.metadata[i])
+    }
+
+    /// Whether a call of this name could be a task decorator (before resolving its path).
+    pub fn may_be_task_decorator(&self, name: &str) -> bool {
+        self.decorators.may_match(name)
     }
 
     pub fn task_decorator(&self, path: &QPath) -> Option<Framework> {

@@ -1,6 +1,7 @@
 //! The command line: arguments, commands and exit status. The only place that prints.
 
 mod check;
+mod review;
 mod rule;
 
 use std::io::{self, IsTerminal, Write};
@@ -27,8 +28,34 @@ pub struct Cli {
 pub enum Command {
     /// Check Python files for tasks that are unsafe to run twice.
     Check(CheckArgs),
+    /// For every task, what happens when it runs twice: its replay story and a verdict.
+    Review(ReviewArgs),
     /// Print a rule's documentation, or list every rule.
     Rule(RuleArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// Files or folders to review [default: .]
+    pub paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = crate::render::review::ReviewFormat::Terminal)]
+    pub format: crate::render::review::ReviewFormat,
+    /// Only tasks whose code, or the code of a helper they reach, changed since this git revision.
+    #[arg(long, value_name = "REF")]
+    pub changed_since: Option<String>,
+    /// When to use colours.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Use this configuration file (a pyproject.toml with [tool.twice], or a twice.toml).
+    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+    /// Ignore all configuration files.
+    #[arg(long)]
+    pub isolated: bool,
+    /// Worker threads [default: the number of cores].
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<usize>,
 }
 
 #[derive(Debug, Args)]
@@ -138,6 +165,7 @@ impl From<ExitStatus> for ExitCode {
 pub fn run(cli: Cli) -> ExitStatus {
     let result = match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Review(args) => review::run(&args),
         Command::Rule(args) => rule::run(&args),
     };
     match result {

@@ -5,7 +5,7 @@
 //! `twilio.rest.Client().messages.create`), `self.x` to what `__init__` assigned. Values carry the
 //! nondeterministic sources and delivery metadata they derive from.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ruff_python_ast::{
     self as ast, BoolOp, CmpOp, Expr, InterpolatedStringElement, Number, Operator, Stmt, UnaryOp,
@@ -36,10 +36,10 @@ pub fn extract(suite: &[Stmt], module: &str, is_package: bool, catalog: &Catalog
         catalog,
         module: module.to_string(),
         is_package,
-        imports: HashMap::new(),
+        imports: HashMap::default(),
         star_imports: Vec::new(),
-        module_vars: HashMap::new(),
-        top_level: HashMap::new(),
+        module_vars: HashMap::default(),
+        top_level: HashMap::default(),
         classes: Vec::new(),
         functions: Vec::new(),
         deleted_tables: Vec::new(),
@@ -254,8 +254,8 @@ impl<'e, 'c> Walker<'e, 'c> {
             func,
             class,
             is_module,
-            locals: HashMap::new(),
-            params: HashMap::new(),
+            locals: HashMap::default(),
+            params: HashMap::default(),
             self_name: None,
             order: 0,
             next_if: 0,
@@ -676,10 +676,10 @@ impl<'e, 'c> Walker<'e, 'c> {
             name_range: def.name.range,
             bases,
             keywords,
-            attrs: HashMap::new(),
+            attrs: HashMap::default(),
             inner: Vec::new(),
-            methods: HashMap::new(),
-            self_attrs: HashMap::new(),
+            methods: HashMap::default(),
+            self_attrs: HashMap::default(),
         });
         index
     }
@@ -1472,6 +1472,16 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
         value.taint.truncate(MAX_TAINT);
+        // `partial(f, ...)` stands for `f`: calling the result calls `f`.
+        if let Some(path) = &path
+            && self.ex.catalog.is_binder(path)
+            && let Some(bound) = args
+                .first()
+                .and_then(|a| a.path.clone())
+                .filter(|p| !p.is_call())
+        {
+            value.path = Some(bound);
+        }
 
         let (method, receiver) = match &*call.func {
             Expr::Attribute(attr) => (intern(attr.attr.as_str()), receiver_name(&attr.value)),

@@ -6,7 +6,7 @@
 
 mod extract;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ruff_text_size::TextRange;
 

@@ -8,6 +8,7 @@ mod gitlab;
 mod json;
 mod junit;
 mod pylint;
+pub mod review;
 mod sarif;
 mod statistics;
 

@@ -1,4 +1,4 @@
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use crate::facts::Taint;
 use crate::project::Project;
@@ -47,7 +47,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         return;
     }
     let project = checker.project;
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     for key in key_uses(project, task) {
         for (file, range, call) in
             nondeterministic_sources(project, task, key.file, &key.value.taint)

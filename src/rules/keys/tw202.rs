@@ -1,4 +1,4 @@
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use crate::diagnostic::Severity;
 use crate::facts::Taint;
@@ -41,7 +41,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         return;
     }
     let project = checker.project;
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     for key in key_uses(project, task) {
         for taint in &key.value.taint {
             let Taint::Meta { range, index } = taint else {

@@ -1,4 +1,4 @@
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use crate::facts::{EventKind, GuardTest};
 use crate::project::Project;
@@ -44,7 +44,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         return;
     }
     let project = checker.project;
-    let mut dedup: HashSet<usize> = HashSet::new();
+    let mut dedup: HashSet<usize> = HashSet::default();
     for task in tasks {
         dedup.extend(dedup_models(project, task));
     }

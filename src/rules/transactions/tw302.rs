@@ -53,26 +53,48 @@ pub fn check_project(checker: &mut Checker) {
                 let EventKind::Call(call) = &event.kind else {
                     continue;
                 };
-                if function.is_deferred(event.block)
-                    || !matches!(
-                        project.call_class(id, index),
-                        Some(CallClass::Enqueue {
-                            deferred_to_commit: false
-                        })
-                    )
-                {
+                if function.is_deferred(event.block) {
                     continue;
                 }
+                // The enqueue itself, or a project helper that reaches one.
+                let via = match project.call_class(id, index) {
+                    Some(CallClass::Enqueue {
+                        deferred_to_commit: false,
+                    }) => None,
+                    Some(CallClass::Project(callee)) => {
+                        match project.summary(*callee).and_then(|s| s.enqueue) {
+                            Some(enqueue) => Some(enqueue),
+                            None => continue,
+                        }
+                    }
+                    _ => continue,
+                };
                 let Some(&tx) = project.transactions_around(id, event.block).last() else {
                     continue;
                 };
+                let what = match via {
+                    None => format!("`{}` enqueues a task", written_label(call)),
+                    Some(enqueue) => format!(
+                        "`{}` reaches `{}`, which enqueues a task,",
+                        written_label(call),
+                        project.hop_label(enqueue)
+                    ),
+                };
                 let message = format!(
-                    "`{}` enqueues a task inside {}: a worker can run it before the commit and read old rows, or after a rollback for data that never existed",
-                    written_label(call),
+                    "{what} inside {}: a worker can run it before the commit and read old rows, or after a rollback for data that never existed",
                     describe_transaction(project, id, tx)
                 );
                 let help = "enqueue after the commit: `transaction.on_commit(lambda: task.delay(...))`, or `task.delay_on_commit(...)`".to_string();
-                checker.report(&RULE, id.file, call.func_range, message, help);
+                let diagnostic = checker.report(&RULE, id.file, call.func_range, message, help);
+                if let Some(enqueue) = via {
+                    diagnostic.trace = vec![
+                        project.trace_hop(crate::project::Hop {
+                            func: id,
+                            event: u32::try_from(index).unwrap_or(u32::MAX),
+                        }),
+                        project.trace_hop(enqueue),
+                    ];
+                }
             }
         }
     }
