@@ -240,6 +240,7 @@ fn file_diagnostic(
         file,
         range,
         task: None,
+        complete: None,
         trace: Vec::new(),
         fix: None,
     }

@@ -53,6 +53,9 @@ pub struct Diagnostic {
     pub range: TextRange,
     /// The task's qualified name, when the diagnostic concerns one.
     pub task: Option<String>,
+    /// For a task's diagnostic: whether twice could follow every call the task makes
+    /// (`false` when it met dynamic dispatch, so other hazards may hide there).
+    pub complete: Option<bool>,
     pub trace: Vec<TraceHop>,
     pub fix: Option<Fix>,
 }

@@ -178,6 +178,7 @@ pub struct Project<'a> {
     inferred_types: HashMap<String, QPath>,
     /// First components of the project's module names (`shop` of `shop.orders.tasks`).
     roots: HashSet<&'static str>,
+    no_reach: bool,
 }
 
 impl<'a> Project<'a> {
@@ -238,6 +239,7 @@ impl<'a> Project<'a> {
             settings: CelerySettings::default(),
             inferred_types: HashMap::default(),
             roots: HashSet::default(),
+            no_reach: std::env::var_os("TWICE_NO_REACH").is_some(),
         };
         project.roots = project
             .modules
@@ -1189,7 +1191,9 @@ impl<'a> Project<'a> {
             complete: true,
             ..Summary::default()
         };
-        if id.func == 0 {
+        // `TWICE_NO_REACH=1`: summaries stay empty, so nothing is followed into helpers (a
+        // developer switch to measure what reach costs and finds).
+        if id.func == 0 || self.no_reach {
             return summary;
         }
         for (i, event) in function.events.iter().enumerate() {
@@ -1206,7 +1210,7 @@ impl<'a> Project<'a> {
                 func: id,
                 event: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            if is_dynamic_call(function, call) {
+            if is_dynamic_call(call) {
                 summary.complete = false;
             }
             match self.call_class(id, i) {
@@ -1464,17 +1468,8 @@ impl<'a> Project<'a> {
 
 /// A call twice cannot follow: no name or attribute path (`handlers[kind](...)`,
 /// `getattr(obj, name)(...)`), or a call of a parameter (`callback(...)`).
-fn is_dynamic_call(function: &Function, call: &CallSite) -> bool {
-    match &call.path {
-        None => true,
-        Some(path) => {
-            path.0.len() == 1 && function.param(path.0[0].name).is_some()
-                || path
-                    .0
-                    .iter()
-                    .any(|s| s.name == "getattr" && s.call != Call::No)
-        }
-    }
+fn is_dynamic_call(call: &CallSite) -> bool {
+    call.dynamic
 }
 
 fn outermost<'f>(facts: &'f ModuleFacts, mut function: &'f Function) -> &'f Function {

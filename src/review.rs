@@ -350,7 +350,7 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding]) -> Vec<Step> 
                 steps.push(Step {
                     line: line(guard.range),
                     kind: "guard",
-                    text: format!("checks `{first_line}` and leaves if the work is done"),
+                    text: format!("checks `{first_line}` and returns early when it holds"),
                     crash: None,
                 });
             }
@@ -468,7 +468,14 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding]) -> Vec<Step> 
                     steps.push(Step {
                         line: at,
                         kind: "write",
-                        text: format!("writes `{}`", text(call.func_range)),
+                        text: if matches!(
+                            project.call_class(view.id, index),
+                            Some(CallClass::Project(_))
+                        ) {
+                            format!("writes state through `{}`", text(call.func_range))
+                        } else {
+                            format!("writes `{}`", text(call.func_range))
+                        },
                         crash: None,
                     });
                 }
@@ -476,5 +483,7 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding]) -> Vec<Step> 
             EventKind::AttrAssign(_) => {}
         }
     }
+    // Source order: a guard is recorded after the body of its `if`.
+    steps.sort_by_key(|step| step.line);
     steps
 }

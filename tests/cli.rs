@@ -305,3 +305,24 @@ fn broken_pipe_exits_quietly() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn json_marks_tasks_with_calls_twice_cannot_follow() {
+    let code = "import stripe\nfrom celery import shared_task\n\nHANDLERS = {}\n\n\n@shared_task\ndef dynamic(kind, order_id):\n    HANDLERS[kind](order_id)\n    stripe.Charge.create(amount=1)\n\n\n@shared_task\ndef plain(order_id):\n    stripe.Charge.create(amount=1)\n";
+    let dir = project(&[("tasks.py", code)]);
+    let out = twice(dir.path(), &["check", "--output-format", "json"]);
+    let items: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let complete = |task: &str| {
+        items
+            .as_array()
+            .expect("array")
+            .iter()
+            .find(|i| i["task"] == task)
+            .map(|i| i["complete"].clone())
+    };
+    assert_eq!(
+        complete("tasks.dynamic"),
+        Some(serde_json::Value::Bool(false))
+    );
+    assert_eq!(complete("tasks.plain"), Some(serde_json::Value::Bool(true)));
+}

@@ -1495,6 +1495,14 @@ impl<'e, 'c> Walker<'e, 'c> {
         if pure {
             return value;
         }
+        let dynamic = match &*call.func {
+            Expr::Subscript(_) | Expr::Call(_) | Expr::Lambda(_) => true,
+            Expr::Name(name) => {
+                self.params.contains_key(name.id.as_str())
+                    && !self.locals.contains_key(name.id.as_str())
+            }
+            _ => false,
+        };
         self.push_event(
             block,
             EventKind::Call(Box::new(CallSite {
@@ -1509,6 +1517,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 keywords,
                 star_args,
                 star_kwargs,
+                dynamic,
             })),
         );
         value

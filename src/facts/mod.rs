@@ -317,6 +317,9 @@ pub struct CallSite {
     pub keywords: Vec<(&'static str, Value)>,
     pub star_args: bool,
     pub star_kwargs: bool,
+    /// The callee is computed (`handlers[kind](...)`, `getattr(o, name)(...)`, a parameter
+    /// called): nothing says which function runs.
+    pub dynamic: bool,
 }
 
 impl CallSite {

@@ -46,6 +46,8 @@ struct JsonDiagnostic<'a> {
     location: Location,
     end_location: Location,
     task: Option<&'a str>,
+    /// `false` when the task makes calls twice could not follow (dynamic dispatch).
+    complete: Option<bool>,
     trace: Vec<JsonHop>,
     fix: Option<JsonFix>,
     url: String,
@@ -71,6 +73,7 @@ pub fn render(out: &mut dyn Write, report: &Report) -> io::Result<()> {
                     column: end_column,
                 },
                 task: d.task.as_deref(),
+                complete: d.complete,
                 trace: d
                     .trace
                     .iter()

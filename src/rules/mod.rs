@@ -151,6 +151,7 @@ impl<'a> Checker<'a> {
             file,
             range,
             task: None,
+            complete: None,
             trace: Vec::new(),
             fix: None,
         });
@@ -206,10 +207,12 @@ pub fn check_all(checker: &mut Checker) {
         locks::tw402::check(checker, view);
         retries::tw501::check(checker, view);
         retries::tw502::check(checker, view);
+        let complete = project.summary(view.id).is_none_or(|s| s.complete);
         for diagnostic in &mut checker.diagnostics[before..] {
             diagnostic
                 .task
                 .get_or_insert_with(|| view.function.qualname.clone());
+            diagnostic.complete = Some(complete);
         }
     }
     transactions::tw301::check_project(checker);
