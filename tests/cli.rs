@@ -55,6 +55,11 @@ fn exit_status_follows_ruff() {
     let out = twice(dirty.path(), &["check", "does-not-exist"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("does-not-exist"), "{}", stderr(&out));
+    assert!(
+        !stdout(&out).contains("All checks passed"),
+        "{}",
+        stdout(&out)
+    );
 
     let out = twice(dirty.path(), &["check", "--output-format", "yaml"]);
     assert_eq!(out.status.code(), Some(2));

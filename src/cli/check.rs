@@ -106,6 +106,10 @@ pub fn run(args: &CheckArgs) -> io::Result<ExitStatus> {
         writeln!(stderr, "twice: error: {}: {reason}", path.display())?;
     }
     let io_error = !report.errors.is_empty();
+    // Nothing could be checked: the error says so, and "All checks passed!" would not be true.
+    if io_error && report.files.is_empty() {
+        return Ok(ExitStatus::Error);
+    }
     let status = |failed: bool| {
         if io_error {
             ExitStatus::Error
