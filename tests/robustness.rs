@@ -217,3 +217,22 @@ fn output_is_identical_across_runs_and_thread_counts() {
     assert_eq!(one, render_json(2));
     assert_eq!(one, render_json(2));
 }
+
+#[test]
+fn a_syntax_error_before_a_multibyte_character_renders() {
+    // Found by the property test: the code frame widened an empty span by one byte, into the
+    // middle of a character, and the renderer panicked on the slice.
+    let input = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("resources/test/inputs/syntax_error_before_multibyte.py");
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::copy(&input, dir.path().join("mutant.py")).expect("copy");
+    let report = run(&[dir.path().to_path_buf()], dir.path(), 1);
+    assert!(codes(&report).iter().any(|(_, _, c)| *c == "TW001"));
+    let mut out = Vec::new();
+    render(&mut out, &report, OutputFormat::Full, false).expect("render");
+    let text = String::from_utf8(out).expect("utf-8");
+    assert!(
+        text.contains("error[TW001]") && !text.contains("could not be drawn"),
+        "{text}"
+    );
+}

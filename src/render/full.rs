@@ -17,7 +17,23 @@ pub fn render(out: &mut dyn Write, report: &Report, color: bool) -> io::Result<(
         Renderer::plain()
     };
     for diagnostic in &report.diagnostics {
-        let text = render_one(report, diagnostic, &renderer);
+        // The frame renderer is a dependency: should it fail on some input, that diagnostic is
+        // printed in one line and the others still get their frames.
+        let framed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            render_one(report, diagnostic, &renderer)
+        }));
+        let text = framed.unwrap_or_else(|_| {
+            let file = &report.files[diagnostic.file as usize];
+            let (row, column) = file.location(diagnostic.range.start());
+            format!(
+                "{}[{}]: {} (the code frame could not be drawn)\n  --> {}:{row}:{column}\nhelp: {}",
+                diagnostic.severity,
+                diagnostic.code,
+                diagnostic.message,
+                file.display,
+                diagnostic.help
+            )
+        });
         writeln!(out, "{text}\n")?;
     }
     Ok(())
@@ -50,12 +66,11 @@ fn window(file: &SourceFile, range: TextRange) -> (usize, &str, std::ops::Range<
         .to_usize()
         .saturating_sub(line_start.to_usize())
         .clamp(start, text.len());
-    // An empty span (a file-level problem) still shows one character.
-    let end = if end == start {
-        (start + 1).min(text.len())
-    } else {
-        end
-    };
+    // An empty span (a file-level problem) still shows one character: a whole one, since the
+    // renderer slices the line at these offsets.
+    let start = text.floor_char_boundary(start);
+    let end = if end == start { start + 1 } else { end };
+    let end = text.ceil_char_boundary(end.min(text.len())).max(start);
     (start_row, text, start..end)
 }
 
