@@ -9,6 +9,7 @@ use ruff_text_size::TextRange;
 use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
 use crate::discover::{discover, module_name, path_module_name};
+use crate::i18n::{Lang, tr};
 use crate::parse::{SourceFile, load, parse_text};
 use crate::project::Project;
 use crate::registry::{INVALID_SYNTAX, UNREADABLE_FILE};
@@ -21,6 +22,8 @@ pub struct Report {
     pub tasks: usize,
     /// Paths that could not be walked, with the reason.
     pub errors: Vec<(PathBuf, String)>,
+    /// The language the messages are in, for the renderers' own texts.
+    pub lang: Lang,
 }
 
 /// The stack each worker thread gets: parsing and fact extraction recurse with the nesting of
@@ -163,7 +166,8 @@ fn check_in_pool<R>(
     let project = Project::new(&files, &settings.catalog, settings.heuristics, &path_names);
     timer.lap("project");
     let enabled = |code: &str| settings.is_enabled(code);
-    let mut checker = Checker::new(&project, &enabled);
+    let lang = settings.lang;
+    let mut checker = Checker::new(&project, &enabled, lang);
     check_all(&mut checker);
     let mut diagnostics = checker.diagnostics;
     for (index, file) in files.iter().enumerate() {
@@ -174,7 +178,7 @@ fn check_in_pool<R>(
                 file_id,
                 TextRange::default(),
                 reason.clone(),
-                "check the file's permissions and encoding (twice reads UTF-8)",
+                tr!(lang, "tw002.help"),
             ));
         }
         for (range, message) in &file.syntax_errors {
@@ -182,8 +186,8 @@ fn check_in_pool<R>(
                 &INVALID_SYNTAX,
                 file_id,
                 *range,
-                format!("syntax error: {message}"),
-                "fix the syntax error; twice analysed what the parser could recover",
+                tr!(lang, "tw001.message", error = message),
+                tr!(lang, "tw001.help"),
             ));
         }
     }
@@ -214,6 +218,7 @@ fn check_in_pool<R>(
             diagnostics,
             tasks,
             errors: discovered.errors,
+            lang,
         },
         inspected,
     )
@@ -229,14 +234,14 @@ fn file_diagnostic(
     file: u32,
     range: TextRange,
     message: String,
-    help: &str,
+    help: String,
 ) -> Diagnostic {
     Diagnostic {
         code: rule.code,
         name: rule.name,
         severity: rule.severity,
         message,
-        help: help.to_string(),
+        help,
         file,
         range,
         task: None,

@@ -10,6 +10,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
 use crate::catalog::{Catalog, UserSink};
+use crate::i18n::Lang;
 use crate::registry::{selector_is_valid, selector_matches, specificity};
 use crate::rules::{ALL, RuleMeta};
 
@@ -31,6 +32,8 @@ pub struct Options {
     pub heuristics: Option<bool>,
     /// Sinks the catalog does not know, by qualified name.
     pub effects: Option<BTreeMap<String, UserSink>>,
+    /// The language of messages, help lines and rule documentation: `en` or `ru`.
+    pub lang: Option<String>,
 }
 
 #[derive(Debug)]
@@ -95,6 +98,14 @@ pub fn read_config(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
 }
 
 fn validate(options: &Options) -> Result<(), String> {
+    if let Some(lang) = &options.lang
+        && Lang::from_name(lang).is_none()
+    {
+        return Err(format!(
+            "`lang`: unknown language `{lang}`, expected {}",
+            Lang::ALL.map(|l| format!("`{}`", l.name())).join(" or ")
+        ));
+    }
     let selectors = options
         .select
         .iter()
@@ -154,6 +165,8 @@ pub fn find_config(start: &Path) -> Result<Option<ConfigFile>, ConfigError> {
 pub struct Overrides {
     pub select: Option<Vec<String>>,
     pub ignore: Vec<String>,
+    /// `--lang`, which wins over `lang` from the configuration.
+    pub lang: Option<Lang>,
 }
 
 /// What the checker and the rules use.
@@ -165,6 +178,8 @@ pub struct Settings {
     pub exclude: GlobSet,
     pub heuristics: bool,
     pub catalog: Catalog,
+    /// The language of messages and help lines.
+    pub lang: Lang,
 }
 
 impl Settings {
@@ -225,6 +240,10 @@ impl Settings {
             }
             per_file_ignores.push((set.build().map_err(glob_error)?, selectors));
         }
+        let lang = overrides
+            .lang
+            .or_else(|| options.lang.as_deref().and_then(Lang::from_name))
+            .unwrap_or_default();
         let effects: Vec<(String, UserSink)> = options.effects.into_iter().flatten().collect();
         let catalog = Catalog::new(
             &effects,
@@ -238,6 +257,7 @@ impl Settings {
             exclude,
             heuristics: options.heuristics.unwrap_or(true),
             catalog,
+            lang,
         })
     }
 

@@ -10,6 +10,7 @@ pub mod config;
 pub mod diagnostic;
 pub mod discover;
 pub mod facts;
+pub mod i18n;
 pub mod intern;
 pub mod models;
 pub mod parse;

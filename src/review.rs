@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::catalog::{EffectKind, Framework, Ttl};
 use crate::diagnostic::Diagnostic;
 use crate::facts::{EventKind, GuardTest};
+use crate::i18n::{Lang, tr};
 use crate::project::{CallClass, KeyStatus, Project};
 use crate::rules::TaskView;
 use crate::rules::locks::{TimeLimit, time_limit};
@@ -28,12 +29,17 @@ pub enum Verdict {
 
 impl Verdict {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Unsafe => "unsafe",
-            Verdict::AtRisk => "at risk",
-            Verdict::Unknown => "unknown",
-            Verdict::Safe => "safe",
-        }
+        self.label(Lang::En)
+    }
+
+    /// The verdict in `lang`: "at risk", "под риском".
+    pub fn label(self, lang: Lang) -> &'static str {
+        lang.text(match self {
+            Verdict::Unsafe => "verdict.unsafe",
+            Verdict::AtRisk => "verdict.at_risk",
+            Verdict::Unknown => "verdict.unknown",
+            Verdict::Safe => "verdict.safe",
+        })
     }
 }
 
@@ -49,12 +55,17 @@ pub enum Exposure {
 
 impl Exposure {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Exposure::Money => "money",
-            Exposure::Messages => "e-mail and messages",
-            Exposure::Http => "webhooks and HTTP",
-            Exposure::Other => "other",
-        }
+        self.label(Lang::En)
+    }
+
+    /// What the task touches, in `lang`.
+    pub fn label(self, lang: Lang) -> &'static str {
+        lang.text(match self {
+            Exposure::Money => "exposure.money",
+            Exposure::Messages => "exposure.messages",
+            Exposure::Http => "exposure.http",
+            Exposure::Other => "exposure.other",
+        })
     }
 }
 
@@ -118,13 +129,18 @@ pub struct Summary {
     pub unknown: usize,
 }
 
-/// Reviews every task of the project, riskiest first.
+/// Reviews every task of the project, riskiest first, in English.
 pub fn review(project: &Project, diagnostics: &[Diagnostic]) -> Vec<TaskReview> {
+    review_in(project, diagnostics, Lang::En)
+}
+
+/// Reviews every task of the project, riskiest first, with the texts in `lang`.
+pub fn review_in(project: &Project, diagnostics: &[Diagnostic], lang: Lang) -> Vec<TaskReview> {
     let mut reviews: Vec<TaskReview> = project
         .tasks
         .iter()
         .filter_map(|task| TaskView::new(project, task))
-        .map(|view| review_task(project, &view, diagnostics))
+        .map(|view| review_task(project, &view, diagnostics, lang))
         .collect();
     reviews.sort_by(|a, b| {
         (a.exposure, a.verdict, &a.file, a.line).cmp(&(b.exposure, b.verdict, &b.file, b.line))
@@ -164,7 +180,12 @@ pub fn verdict_of(codes: &[&str], complete: bool) -> Verdict {
     }
 }
 
-fn review_task(project: &Project, view: &TaskView, diagnostics: &[Diagnostic]) -> TaskReview {
+fn review_task(
+    project: &Project,
+    view: &TaskView,
+    diagnostics: &[Diagnostic],
+    lang: Lang,
+) -> TaskReview {
     let function = view.function;
     let file = &project.files[view.id.file as usize];
     let line = |range: TextRange| file.location(range.start()).0;
@@ -214,14 +235,14 @@ fn review_task(project: &Project, view: &TaskView, diagnostics: &[Diagnostic]) -
         exposure,
         verdict: verdict_of(&codes, complete),
         complete,
-        delivery: delivery(project, view),
-        steps: steps(project, view, &findings),
+        delivery: delivery(project, view, lang),
+        steps: steps(project, view, &findings, lang),
         findings,
         files,
     }
 }
 
-fn delivery(project: &Project, view: &TaskView) -> Delivery {
+fn delivery(project: &Project, view: &TaskView, lang: Lang) -> Delivery {
     let options = &view.task.options;
     let option_bool = |name: &str| {
         options
@@ -232,33 +253,34 @@ fn delivery(project: &Project, view: &TaskView) -> Delivery {
     let global = |setting: &Option<crate::settings::Setting>| {
         setting.as_ref().map(crate::settings::Setting::as_bool)
     };
+    let text = |key: &'static str| lang.text(key).to_string();
     let yes_no = |value: Option<Option<bool>>, default: &str| match value {
-        Some(Some(true)) => "yes".to_string(),
-        Some(Some(false)) => "no".to_string(),
-        Some(None) => "unknown (set at run time)".to_string(),
+        Some(Some(true)) => text("delivery.yes"),
+        Some(Some(false)) => text("delivery.no"),
+        Some(None) => text("delivery.run_time"),
         None => default.to_string(),
     };
     let celery = view.task.framework == Framework::Celery;
     let spec = project.catalog.framework(view.task.framework);
     let acks = if celery {
         match option_bool("acks_late").or_else(|| global(&settings.task_acks_late)) {
-            Some(Some(true)) => "late (after the run)".to_string(),
-            Some(Some(false)) => "early (before the run)".to_string(),
-            Some(None) => "unknown (set at run time)".to_string(),
-            None => "early (before the run, Celery's default)".to_string(),
+            Some(Some(true)) => text("delivery.late"),
+            Some(Some(false)) => text("delivery.early"),
+            Some(None) => text("delivery.run_time"),
+            None => text("delivery.early_default"),
         }
     } else {
-        spec.and_then(|s| s.delivery.clone())
-            .unwrap_or_else(|| "unknown".to_string())
+        spec.and_then(|s| s.delivery.as_deref())
+            .map_or_else(|| text("delivery.unknown"), |d| lang.catalog(d).to_string())
     };
     let reject = if celery {
         yes_no(
             option_bool("reject_on_worker_lost")
                 .or_else(|| global(&settings.task_reject_on_worker_lost)),
-            "no (Celery's default)",
+            lang.text("delivery.reject_default"),
         )
     } else {
-        "not applicable".to_string()
+        text("delivery.not_applicable")
     };
     let mut retries = Vec::new();
     for name in [
@@ -279,15 +301,17 @@ fn delivery(project: &Project, view: &TaskView) -> Delivery {
         }
     }
     let retries = if retries.is_empty() {
-        spec.and_then(|s| s.retries.clone())
-            .unwrap_or_else(|| "none".to_string())
+        spec.and_then(|s| s.retries.as_deref())
+            .map_or_else(|| text("delivery.none"), |r| lang.catalog(r).to_string())
     } else {
         retries.join(", ")
     };
-    let time_limit = match time_limit(project, view) {
-        TimeLimit::Known(seconds, what) => format!("{seconds} s ({what})"),
-        TimeLimit::Unknown => "unknown (set at run time)".to_string(),
-        TimeLimit::None => "none".to_string(),
+    let time_limit = match time_limit(project, view, lang) {
+        TimeLimit::Known(seconds, what) => {
+            tr!(lang, "delivery.time_limit", seconds = seconds, what = what)
+        }
+        TimeLimit::Unknown => text("delivery.run_time"),
+        TimeLimit::None => text("delivery.none"),
     };
     let broker = if celery {
         match settings
@@ -298,15 +322,20 @@ fn delivery(project: &Project, view: &TaskView) -> Delivery {
             Some(Some(url)) => {
                 let scheme = url.split("://").next().unwrap_or(url);
                 match settings.visibility_timeout(project) {
-                    Some(timeout) => format!("{scheme}, visibility timeout {timeout} s"),
+                    Some(timeout) => tr!(
+                        lang,
+                        "delivery.broker_timeout",
+                        scheme = scheme,
+                        timeout = timeout
+                    ),
                     None => scheme.to_string(),
                 }
             }
-            Some(None) => "unknown (set at run time)".to_string(),
-            None => "unknown".to_string(),
+            Some(None) => text("delivery.run_time"),
+            None => text("delivery.unknown"),
         }
     } else {
-        "not applicable".to_string()
+        text("delivery.not_applicable")
     };
     Delivery {
         acks,
@@ -318,7 +347,7 @@ fn delivery(project: &Project, view: &TaskView) -> Delivery {
 }
 
 /// The steps that matter on a second run, in order, with what a crash after each one does.
-fn steps(project: &Project, view: &TaskView, findings: &[Finding]) -> Vec<Step> {
+fn steps(project: &Project, view: &TaskView, findings: &[Finding], lang: Lang) -> Vec<Step> {
     let function = view.function;
     let file = &project.files[view.id.file as usize];
     let line = |range: TextRange| file.location(range.start()).0;
@@ -350,7 +379,7 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding]) -> Vec<Step> 
                 steps.push(Step {
                     line: line(guard.range),
                     kind: "guard",
-                    text: format!("checks `{first_line}` and returns early when it holds"),
+                    text: tr!(lang, "step.guard", line = first_line),
                     crash: None,
                 });
             }
@@ -360,16 +389,11 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding]) -> Vec<Step> 
                     .iter()
                     .any(|m| call.range.contains_range(*m) || *m == call.range)
                 {
-                    let crash = has("TW303", at).then(|| {
-                        "the redelivery finds the marker and skips the work forever".to_string()
-                    });
+                    let crash = has("TW303", at).then(|| tr!(lang, "step.marker_crash"));
                     steps.push(Step {
                         line: at,
                         kind: "marker",
-                        text: format!(
-                            "creates the de-duplication marker `{}`",
-                            text(call.func_range)
-                        ),
+                        text: tr!(lang, "step.marker", call = text(call.func_range)),
                         crash,
                     });
                     continue;
@@ -392,35 +416,49 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding]) -> Vec<Step> 
                         }) || findings.iter().any(|f| matches!(f.code, "TW201" | "TW202"))
                     };
                     let via = if effect.trace.len() > 1 {
-                        format!(" (through `{}`)", effect.trace[0].label)
+                        tr!(lang, "step.via", label = effect.trace[0].label)
                     } else {
                         String::new()
                     };
+                    let repeat = effect.effect.kind.repeat(lang);
                     let (key, crash) = match &effect.effect.key {
                         KeyStatus::Present(value) if unstable(value) => (
-                            format!("with key `{}`, which changes between runs", key_text(value.range)),
-                            Some(format!("the redelivery {}: the key is new", effect.effect.kind.repeat())),
+                            tr!(lang, "step.key_unstable", key = key_text(value.range)),
+                            Some(tr!(lang, "step.key_unstable_crash", repeat = repeat)),
                         ),
                         KeyStatus::Present(value) => (
-                            format!("with key `{}`", key_text(value.range)),
-                            Some(format!("safe: the provider de-duplicates on `{}`", key_text(value.range))),
+                            tr!(lang, "step.key", key = key_text(value.range)),
+                            Some(tr!(lang, "step.key_crash", key = key_text(value.range))),
                         ),
-                        KeyStatus::Missing => ("without an idempotency key".to_string(), Some(format!("the redelivery {}", effect.effect.kind.repeat()))),
+                        KeyStatus::Missing => (
+                            tr!(lang, "step.key_missing"),
+                            Some(tr!(lang, "step.repeat_crash", repeat = repeat)),
+                        ),
                         KeyStatus::Unsupported if effect.guarded && !has("TW103", at) => (
-                            "(no key support), after a done-guard".to_string(),
-                            Some("the redelivery passes or stops at the guard as the done state says".to_string()),
+                            tr!(lang, "step.guarded"),
+                            Some(tr!(lang, "step.guarded_crash")),
                         ),
                         KeyStatus::Unsupported if effect.guarded => (
-                            "(no key support); its done state is written after it".to_string(),
-                            Some(format!("the done state was not written yet: the redelivery passes the guard and {}", effect.effect.kind.repeat())),
+                            tr!(lang, "step.written_after"),
+                            Some(tr!(lang, "step.written_after_crash", repeat = repeat)),
                         ),
-                        KeyStatus::Unsupported => ("(no key support), unguarded".to_string(), Some(format!("the redelivery {}", effect.effect.kind.repeat()))),
-                        KeyStatus::Unknown => ("(key passed in a form twice cannot see)".to_string(), None),
+                        KeyStatus::Unsupported => (
+                            tr!(lang, "step.unguarded"),
+                            Some(tr!(lang, "step.repeat_crash", repeat = repeat)),
+                        ),
+                        KeyStatus::Unknown => (tr!(lang, "step.key_hidden"), None),
                     };
                     steps.push(Step {
                         line: at,
                         kind: "effect",
-                        text: format!("{} via `{label}`{via} {key}", effect.effect.kind.noun()),
+                        text: tr!(
+                            lang,
+                            "step.effect",
+                            noun = effect.effect.kind.noun(lang),
+                            label = label,
+                            via = via,
+                            key = key
+                        ),
                         crash,
                     });
                     continue;
@@ -429,14 +467,19 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding]) -> Vec<Step> 
                     project.call_class(view.id, index)
                 {
                     let when = if *deferred_to_commit {
-                        " after the commit"
+                        lang.text("step.after_commit")
                     } else {
                         ""
                     };
                     steps.push(Step {
                         line: at,
                         kind: "enqueue",
-                        text: format!("enqueues `{}`{when}", text(call.func_range)),
+                        text: tr!(
+                            lang,
+                            "step.enqueue",
+                            call = text(call.func_range),
+                            when = when
+                        ),
                         crash: None,
                     });
                     continue;
@@ -445,21 +488,22 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding]) -> Vec<Step> 
                     && let Some(lock) = project.catalog.lock(&project.canonical(path), call)
                 {
                     let ttl = match lock.ttl(call) {
-                        Ttl::Given(value, unit) => format!(
-                            "expiring after `{}` {}",
-                            text(value.range),
-                            match unit {
-                                crate::catalog::TimeUnit::Seconds => "s",
-                                crate::catalog::TimeUnit::Milliseconds => "ms",
-                            }
+                        Ttl::Given(value, unit) => tr!(
+                            lang,
+                            "step.ttl",
+                            value = text(value.range),
+                            unit = lang.text(match unit {
+                                crate::catalog::TimeUnit::Seconds => "step.unit_s",
+                                crate::catalog::TimeUnit::Milliseconds => "step.unit_ms",
+                            })
                         ),
-                        Ttl::Forever => "with no expiry".to_string(),
-                        Ttl::LibraryDefault => "with the library's default expiry".to_string(),
+                        Ttl::Forever => tr!(lang, "step.no_expiry"),
+                        Ttl::LibraryDefault => tr!(lang, "step.default_expiry"),
                     };
                     steps.push(Step {
                         line: at,
                         kind: "lock",
-                        text: format!("takes a lock ({}) {ttl}", lock.api),
+                        text: tr!(lang, "step.lock", api = lock.api, ttl = ttl),
                         crash: None,
                     });
                     continue;
@@ -472,9 +516,9 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding]) -> Vec<Step> 
                             project.call_class(view.id, index),
                             Some(CallClass::Project(_))
                         ) {
-                            format!("writes state through `{}`", text(call.func_range))
+                            tr!(lang, "step.write_through", call = text(call.func_range))
                         } else {
-                            format!("writes `{}`", text(call.func_range))
+                            tr!(lang, "step.write", call = text(call.func_range))
                         },
                         crash: None,
                     });

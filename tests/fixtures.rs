@@ -85,7 +85,7 @@ fn relative(path: &Path) -> String {
 pub fn run_fixture(path: &Path) -> Report {
     let overrides = Overrides {
         select: Some(vec!["ALL".to_string()]),
-        ignore: Vec::new(),
+        ..Overrides::default()
     };
     let settings = Settings::resolve(None, &overrides, &fixtures_root()).expect("settings");
     check(&[path.to_path_buf()], &settings, &fixtures_root(), 2)

@@ -8,6 +8,7 @@ use std::fmt;
 use serde::Deserialize;
 
 use crate::facts::{CallSite, Value};
+use crate::i18n::{Lang, tr};
 use crate::path::{Pattern, QPath};
 
 const BUILTIN: &str = include_str!("catalog.toml");
@@ -33,26 +34,61 @@ impl EffectKind {
         }
     }
 
-    /// The kind with an article, for messages: "a payment", "an HTTP request".
-    pub fn noun(self) -> &'static str {
+    /// The i18n keys of the kind's phrases: the noun ("a payment"), the predicate ("is a
+    /// payment"), what has happened once it ran, and what a second run does.
+    fn phrase_keys(self) -> [&'static str; 4] {
         match self {
-            EffectKind::Payment => "a payment",
-            EffectKind::Email => "an e-mail",
-            EffectKind::Message => "a message",
-            EffectKind::Http => "an HTTP request",
-            EffectKind::Publish => "a publish to a broker",
+            EffectKind::Payment => [
+                "effect.payment.noun",
+                "effect.payment.is",
+                "effect.payment.done",
+                "effect.payment.repeat",
+            ],
+            EffectKind::Email => [
+                "effect.email.noun",
+                "effect.email.is",
+                "effect.email.done",
+                "effect.email.repeat",
+            ],
+            EffectKind::Message => [
+                "effect.message.noun",
+                "effect.message.is",
+                "effect.message.done",
+                "effect.message.repeat",
+            ],
+            EffectKind::Http => [
+                "effect.http.noun",
+                "effect.http.is",
+                "effect.http.done",
+                "effect.http.repeat",
+            ],
+            EffectKind::Publish => [
+                "effect.publish.noun",
+                "effect.publish.is",
+                "effect.publish.done",
+                "effect.publish.repeat",
+            ],
         }
     }
 
+    /// The kind as a noun, for messages: "a payment", "an HTTP request".
+    pub fn noun(self, lang: Lang) -> &'static str {
+        lang.text(self.phrase_keys()[0])
+    }
+
+    /// The kind as a predicate: "is a payment".
+    pub fn is(self, lang: Lang) -> &'static str {
+        lang.text(self.phrase_keys()[1])
+    }
+
+    /// That such an effect has happened: "the payment has already happened".
+    pub fn done(self, lang: Lang) -> &'static str {
+        lang.text(self.phrase_keys()[2])
+    }
+
     /// What a second run of such an effect does, for messages.
-    pub fn repeat(self) -> &'static str {
-        match self {
-            EffectKind::Payment => "charges or pays out again",
-            EffectKind::Email => "sends the e-mail again",
-            EffectKind::Message => "sends the message again",
-            EffectKind::Http => "repeats the request",
-            EffectKind::Publish => "publishes the message again",
-        }
+    pub fn repeat(self, lang: Lang) -> &'static str {
+        lang.text(self.phrase_keys()[3])
     }
 }
 
@@ -124,26 +160,29 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<
 
 impl KeySpec {
     /// How to pass the key, with an example value: for the `help:` line.
-    pub fn example(&self, key: &str) -> String {
+    pub fn example(&self, lang: Lang, key: &str) -> String {
         if let Some(keyword) = &self.keyword {
             return match self.position {
-                Some(position) => format!(
-                    "pass the key (argument {} or `{keyword}=`), e.g. `{key}`",
-                    position + 1
+                Some(position) => tr!(
+                    lang,
+                    "key.position",
+                    position = position + 1,
+                    keyword = keyword,
+                    key = key
                 ),
-                None => format!("pass `{keyword}={key}`"),
+                None => tr!(lang, "key.keyword", keyword = keyword, key = key),
             };
         }
         if let Some(option) = &self.options {
-            return format!("pass `options={{\"{option}\": {key}}}`");
+            return tr!(lang, "key.options", option = option, key = key);
         }
         if let Some(header) = self.header.first() {
-            return format!("send an `{header}` header, e.g. `headers={{\"{header}\": {key}}}`");
+            return tr!(lang, "key.header", header = header, key = key);
         }
         if let Some(field) = &self.field {
-            return format!("set the `{field}` field to {key}");
+            return tr!(lang, "key.field", field = field, key = key);
         }
-        format!("pass {key} as the idempotency key")
+        tr!(lang, "key.other", key = key)
     }
 }
 

@@ -8,8 +8,8 @@ use std::process::Command;
 use crate::check::analyse;
 use crate::cli::{ExitStatus, ReviewArgs};
 use crate::config::{Overrides, Settings, find_config, read_config};
-use crate::render::review::{render_review, summary_line};
-use crate::review::{review, summarize};
+use crate::render::review::{render_review_in, summary_line_in};
+use crate::review::{review_in, summarize};
 
 pub fn run(args: &ReviewArgs) -> io::Result<ExitStatus> {
     let cwd = std::env::current_dir()?;
@@ -29,8 +29,9 @@ pub fn run(args: &ReviewArgs) -> io::Result<ExitStatus> {
     } else {
         find_config(&paths[0]).map_err(|e| e.to_string())
     };
+    let overrides = Overrides::default();
     let settings = match config
-        .and_then(|c| Settings::resolve(c, &Overrides::default(), &cwd).map_err(|e| e.to_string()))
+        .and_then(|c| Settings::resolve(c, &overrides, &cwd).map_err(|e| e.to_string()))
     {
         Ok(settings) => settings,
         Err(message) => {
@@ -52,7 +53,10 @@ pub fn run(args: &ReviewArgs) -> io::Result<ExitStatus> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
         .max(1);
-    let (report, mut reviews) = analyse(&paths, None, &settings, &cwd, threads, review);
+    let lang = settings.lang;
+    let (report, mut reviews) = analyse(&paths, None, &settings, &cwd, threads, |p, d| {
+        review_in(p, d, lang)
+    });
     for (path, reason) in &report.errors {
         writeln!(io::stderr(), "twice: error: {}: {reason}", path.display())?;
     }
@@ -64,10 +68,14 @@ pub fn run(args: &ReviewArgs) -> io::Result<ExitStatus> {
         });
     }
     let mut out = io::stdout().lock();
-    render_review(&mut out, &reviews, args.format, args.color.enabled())?;
+    render_review_in(&mut out, &reviews, args.format, args.color.enabled(), lang)?;
     out.flush()?;
     if args.format == crate::render::review::ReviewFormat::Markdown {
-        writeln!(io::stderr(), "{}", summary_line(&summarize(&reviews)))?;
+        writeln!(
+            io::stderr(),
+            "{}",
+            summary_line_in(&summarize(&reviews), lang)
+        )?;
     }
     Ok(if !report.errors.is_empty() {
         ExitStatus::Error

@@ -8,6 +8,7 @@ use ruff_text_size::TextRange;
 
 use crate::check::Report;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::i18n::tr;
 use crate::parse::SourceFile;
 
 pub fn render(out: &mut dyn Write, report: &Report, color: bool) -> io::Result<()> {
@@ -26,10 +27,11 @@ pub fn render(out: &mut dyn Write, report: &Report, color: bool) -> io::Result<(
             let file = &report.files[diagnostic.file as usize];
             let (row, column) = file.location(diagnostic.range.start());
             format!(
-                "{}[{}]: {} (the code frame could not be drawn)\n  --> {}:{row}:{column}\nhelp: {}",
+                "{}[{}]: {} {}\n  --> {}:{row}:{column}\nhelp: {}",
                 diagnostic.severity,
                 diagnostic.code,
                 diagnostic.message,
+                report.lang.text("render.no_frame"),
                 file.display,
                 diagnostic.help
             )
@@ -85,7 +87,11 @@ fn render_one(report: &Report, diagnostic: &Diagnostic, renderer: &Renderer) -> 
         .primary_title(diagnostic.message.as_str())
         .id(diagnostic.code);
     let group = if file.text.is_empty() {
-        Group::with_title(title).element(Level::NOTE.message(format!("in {}", file.display)))
+        Group::with_title(title).element(Level::NOTE.message(tr!(
+            report.lang,
+            "render.in_file",
+            file = file.display
+        )))
     } else {
         let (line, text, span) = window(file, diagnostic.range);
         title.element(
@@ -97,16 +103,18 @@ fn render_one(report: &Report, diagnostic: &Diagnostic, renderer: &Renderer) -> 
     };
     let mut group = group;
     if let Some(task) = &diagnostic.task {
-        group = group.element(Level::NOTE.message(format!("in task `{task}`")));
+        group = group.element(Level::NOTE.message(tr!(report.lang, "render.in_task", task = task)));
     }
     groups.push(group);
     for hop in diagnostic.trace.iter().skip(1) {
         let hop_file = &report.files[hop.file as usize];
         let (line, text, span) = window(hop_file, hop.range);
         groups.push(
-            Group::with_title(
-                Level::NOTE.secondary_title(format!("reached through `{}`", hop.label)),
-            )
+            Group::with_title(Level::NOTE.secondary_title(tr!(
+                report.lang,
+                "render.reached_through",
+                label = hop.label
+            )))
             .element(
                 Snippet::source(text)
                     .line_start(line)

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use crate::check::Report;
 use crate::diagnostic::Severity;
+use crate::i18n::tr;
 use crate::render::{file_path, span};
 
 pub fn render(out: &mut dyn Write, report: &Report) -> io::Result<()> {
@@ -17,7 +18,8 @@ pub fn render(out: &mut dyn Write, report: &Report) -> io::Result<()> {
         let title = format!("{} ({})", d.code, d.name);
         let mut message = d.message.clone();
         if let Some(task) = &d.task {
-            message.push_str(&format!("\nin task `{task}`"));
+            message.push('\n');
+            message.push_str(&tr!(report.lang, "render.in_task", task = task));
         }
         message.push_str(&format!("\nhelp: {}", d.help));
         writeln!(

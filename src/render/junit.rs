@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use crate::baseline::slashes;
 use crate::check::Report;
 use crate::diagnostic::Diagnostic;
+use crate::i18n::tr;
 use crate::render::span;
 
 pub fn render(out: &mut dyn Write, report: &Report) -> io::Result<()> {
@@ -48,7 +49,12 @@ pub fn render(out: &mut dyn Write, report: &Report) -> io::Result<()> {
                 escape_text(&d.message)
             );
             if let Some(task) = &d.task {
-                body.push_str(&format!("\nin task `{}`", escape_text(task)));
+                body.push('\n');
+                body.push_str(&tr!(
+                    report.lang,
+                    "render.in_task",
+                    task = escape_text(task)
+                ));
             }
             body.push_str(&format!("\nhelp: {}", escape_text(&d.help)));
             writeln!(

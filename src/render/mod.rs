@@ -20,6 +20,7 @@ use clap::ValueEnum;
 use crate::baseline::{normalized_line, slashes, stable_hash};
 use crate::check::Report;
 use crate::diagnostic::Diagnostic;
+use crate::i18n::tr;
 
 pub use full::render_fix_diff;
 pub use statistics::render_statistics;
@@ -157,20 +158,25 @@ pub fn render_with(
 }
 
 pub fn summary(out: &mut dyn Write, report: &Report) -> io::Result<()> {
+    let lang = report.lang;
     let files: std::collections::BTreeSet<u32> =
         report.diagnostics.iter().map(|d| d.file).collect();
     let tasks = report.tasks;
-    let task_word = if tasks == 1 { "task" } else { "tasks" };
+    let task_word = lang.plural("plural.task", tasks);
     if report.diagnostics.is_empty() {
         writeln!(
             out,
-            "All checks passed! ({tasks} {task_word} checked in {} files)",
-            report.files.len()
+            "{}",
+            tr!(
+                lang,
+                "render.passed",
+                tasks = tasks,
+                task_word = task_word,
+                files = report.files.len()
+            )
         )
     } else {
         let n = report.diagnostics.len();
-        let problems = if n == 1 { "problem" } else { "problems" };
-        let file_word = if files.len() == 1 { "file" } else { "files" };
         let fixable = report
             .diagnostics
             .iter()
@@ -178,11 +184,20 @@ pub fn summary(out: &mut dyn Write, report: &Report) -> io::Result<()> {
             .count();
         writeln!(
             out,
-            "Found {n} {problems} in {} {file_word} ({tasks} {task_word} checked)",
-            files.len()
+            "{}",
+            tr!(
+                lang,
+                "render.found",
+                count = n,
+                problems = lang.plural("plural.problem", n),
+                files = files.len(),
+                file_word = lang.plural("plural.file", files.len()),
+                tasks = tasks,
+                task_word = task_word
+            )
         )?;
         if fixable > 0 {
-            writeln!(out, "[*] {fixable} fixable with the `--fix` option.")?;
+            writeln!(out, "{}", tr!(lang, "render.fixable", count = fixable))?;
         }
         Ok(())
     }

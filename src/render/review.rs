@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use clap::ValueEnum;
 use serde::Serialize;
 
+use crate::i18n::{Lang, tr};
 use crate::review::{Summary, TaskReview, Verdict, summarize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -17,28 +18,48 @@ pub enum ReviewFormat {
     Json,
 }
 
+/// Renders the reviews with English texts.
 pub fn render_review(
     out: &mut dyn Write,
     reviews: &[TaskReview],
     format: ReviewFormat,
     color: bool,
 ) -> io::Result<()> {
+    render_review_in(out, reviews, format, color, Lang::En)
+}
+
+/// Renders the reviews with the report's own texts in `lang` (the reviews' texts are already in
+/// the language they were made in).
+pub fn render_review_in(
+    out: &mut dyn Write,
+    reviews: &[TaskReview],
+    format: ReviewFormat,
+    color: bool,
+    lang: Lang,
+) -> io::Result<()> {
     match format {
-        ReviewFormat::Terminal => terminal(out, reviews, color),
-        ReviewFormat::Markdown => markdown(out, reviews),
+        ReviewFormat::Terminal => terminal(out, reviews, color, lang),
+        ReviewFormat::Markdown => markdown(out, reviews, lang),
         ReviewFormat::Json => json(out, reviews),
     }
 }
 
+/// `5 tasks: 2 safe, 1 at risk, 2 unsafe, 0 unknown`.
 pub fn summary_line(summary: &Summary) -> String {
-    format!(
-        "{} {}: {} safe, {} at risk, {} unsafe, {} unknown",
-        summary.tasks,
-        if summary.tasks == 1 { "task" } else { "tasks" },
-        summary.safe,
-        summary.at_risk,
-        summary.unsafe_,
-        summary.unknown
+    summary_line_in(summary, Lang::En)
+}
+
+/// The summary line in `lang`.
+pub fn summary_line_in(summary: &Summary, lang: Lang) -> String {
+    tr!(
+        lang,
+        "review.summary",
+        count = summary.tasks,
+        task_word = lang.plural("plural.task", summary.tasks),
+        safe = summary.safe,
+        at_risk = summary.at_risk,
+        unsafe = summary.unsafe_,
+        unknown = summary.unknown
     )
 }
 
@@ -55,10 +76,15 @@ fn paint(text: &str, verdict: Verdict, color: bool) -> String {
     format!("\x1b[{code}m{text}\x1b[0m")
 }
 
-fn terminal(out: &mut dyn Write, reviews: &[TaskReview], color: bool) -> io::Result<()> {
+fn terminal(
+    out: &mut dyn Write,
+    reviews: &[TaskReview],
+    color: bool,
+    lang: Lang,
+) -> io::Result<()> {
     for review in reviews {
         let verdict = paint(
-            &review.verdict.as_str().to_uppercase(),
+            &review.verdict.label(lang).to_uppercase(),
             review.verdict,
             color,
         );
@@ -69,54 +95,72 @@ fn terminal(out: &mut dyn Write, reviews: &[TaskReview], color: bool) -> io::Res
             review.framework,
             review.file,
             review.line,
-            review.exposure.as_str()
+            review.exposure.label(lang)
         )?;
         let d = &review.delivery;
         writeln!(
             out,
-            "  delivery: acks {} · reject on worker lost: {} · retries: {}",
-            d.acks, d.reject_on_worker_lost, d.retries
+            "{}",
+            tr!(
+                lang,
+                "review.delivery",
+                acks = d.acks,
+                reject = d.reject_on_worker_lost,
+                retries = d.retries
+            )
         )?;
         writeln!(
             out,
-            "            time limit: {} · broker: {}",
-            d.time_limit, d.broker
+            "{}",
+            tr!(
+                lang,
+                "review.limits",
+                time_limit = d.time_limit,
+                broker = d.broker
+            )
         )?;
         if review.steps.is_empty() {
-            writeln!(out, "  replay: nothing that matters on a second run")?;
+            writeln!(out, "{}", lang.text("review.nothing"))?;
         }
+        let line_word = lang.text("review.step");
         for (i, step) in review.steps.iter().enumerate() {
-            writeln!(out, "  {:>2}. line {:<5} {}", i + 1, step.line, step.text)?;
+            writeln!(
+                out,
+                "  {:>2}. {line_word} {:<5} {}",
+                i + 1,
+                step.line,
+                step.text
+            )?;
             if let Some(crash) = &step.crash {
-                writeln!(out, "      crash after this step: {crash}")?;
+                writeln!(out, "{}", tr!(lang, "review.crash", crash = crash))?;
             }
         }
         if !review.complete {
-            writeln!(
-                out,
-                "  note: some calls could not be followed (dynamic dispatch); the story may be incomplete"
-            )?;
+            writeln!(out, "{}", lang.text("review.incomplete"))?;
         }
         for finding in &review.findings {
             writeln!(
                 out,
-                "  {} line {}: {}",
-                finding.code, finding.line, finding.message
+                "{}",
+                tr!(
+                    lang,
+                    "review.finding",
+                    code = finding.code,
+                    line = finding.line,
+                    message = finding.message
+                )
             )?;
         }
         writeln!(out)?;
     }
-    writeln!(out, "{}", summary_line(&summarize(reviews)))
+    writeln!(out, "{}", summary_line_in(&summarize(reviews), lang))
 }
 
-fn markdown(out: &mut dyn Write, reviews: &[TaskReview]) -> io::Result<()> {
+fn markdown(out: &mut dyn Write, reviews: &[TaskReview], lang: Lang) -> io::Result<()> {
     let summary = summarize(reviews);
-    writeln!(
-        out,
-        "## twice review: what happens when these tasks run twice?\n"
-    )?;
-    writeln!(out, "**{}**\n", summary_line(&summary))?;
-    writeln!(out, "| verdict | task | touches | findings |")?;
+    writeln!(out, "{}\n", lang.text("review.md_title"))?;
+    writeln!(out, "**{}**\n", summary_line_in(&summary, lang))?;
+    writeln!(out, "{}", lang.text("review.md_table"))?;
     writeln!(out, "|---|---|---|---|")?;
     for review in reviews {
         let mut codes: Vec<&str> = Vec::new();
@@ -128,11 +172,11 @@ fn markdown(out: &mut dyn Write, reviews: &[TaskReview]) -> io::Result<()> {
         writeln!(
             out,
             "| {} | `{}` ({}:{}) | {} | {} |",
-            review.verdict.as_str(),
+            review.verdict.label(lang),
             review.task,
             review.file,
             review.line,
-            review.exposure.as_str(),
+            review.exposure.label(lang),
             if codes.is_empty() {
                 "—".to_string()
             } else {
@@ -144,7 +188,7 @@ fn markdown(out: &mut dyn Write, reviews: &[TaskReview]) -> io::Result<()> {
         writeln!(
             out,
             "\n### {}: `{}`\n",
-            review.verdict.as_str(),
+            review.verdict.label(lang),
             review.task
         )?;
         writeln!(
@@ -153,37 +197,59 @@ fn markdown(out: &mut dyn Write, reviews: &[TaskReview]) -> io::Result<()> {
             review.framework,
             review.file,
             review.line,
-            review.exposure.as_str()
+            review.exposure.label(lang)
         )?;
         let d = &review.delivery;
         writeln!(
             out,
-            "- **acks:** {}\n- **reject on worker lost:** {}\n- **retries:** {}\n- **time limit:** {}\n- **broker:** {}\n",
-            d.acks, d.reject_on_worker_lost, d.retries, d.time_limit, d.broker
+            "{}",
+            tr!(
+                lang,
+                "review.md_delivery",
+                acks = d.acks,
+                reject = d.reject_on_worker_lost,
+                retries = d.retries,
+                time_limit = d.time_limit,
+                broker = d.broker
+            )
         )?;
-        writeln!(out, "**Replay story**\n")?;
+        writeln!(out, "{}", lang.text("review.md_story"))?;
         if review.steps.is_empty() {
-            writeln!(out, "Nothing that matters on a second run.")?;
+            writeln!(out, "{}", lang.text("review.md_nothing"))?;
         }
         for (i, step) in review.steps.iter().enumerate() {
-            write!(out, "{}. line {}: {}", i + 1, step.line, step.text)?;
+            write!(
+                out,
+                "{}",
+                tr!(
+                    lang,
+                    "review.md_step",
+                    number = i + 1,
+                    line = step.line,
+                    text = step.text
+                )
+            )?;
             match &step.crash {
-                Some(crash) => writeln!(out, "  \n   *crash after this step:* {crash}")?,
+                Some(crash) => writeln!(out, "{}", tr!(lang, "review.md_crash", crash = crash))?,
                 None => writeln!(out)?,
             }
         }
         if !review.complete {
-            writeln!(
-                out,
-                "\n_Some calls could not be followed (dynamic dispatch): the story may be incomplete._"
-            )?;
+            writeln!(out, "{}", lang.text("review.md_incomplete"))?;
         }
-        writeln!(out, "\n**Findings**\n")?;
+        writeln!(out, "{}", lang.text("review.md_findings"))?;
         for finding in &review.findings {
             writeln!(
                 out,
-                "- `{}` ({}) line {}: {}",
-                finding.code, finding.name, finding.line, finding.message
+                "{}",
+                tr!(
+                    lang,
+                    "review.md_finding",
+                    code = finding.code,
+                    name = finding.name,
+                    line = finding.line,
+                    message = finding.message
+                )
             )?;
         }
     }

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use crate::check::Report;
 use crate::diagnostic::Severity;
+use crate::i18n::Lang;
 use crate::parse::SourceFile;
 use crate::render::{HOMEPAGE, fingerprints, rule_url, span, write_json};
 use crate::rules::ALL;
@@ -30,20 +31,8 @@ fn level(severity: Severity) -> &'static str {
     }
 }
 
-/// A rule's documentation as `twice rule` prints it: Markdown, without the doc comments'
-/// leading space.
-pub fn rule_markdown(doc: &str) -> String {
-    doc.lines()
-        .map(|line| line.strip_prefix(' ').unwrap_or(line))
-        .collect::<Vec<_>>()
-        .join("\n")
-        .trim()
-        .to_string()
-}
-
-/// The first paragraph of a rule's documentation that is not a heading, on one line.
-pub fn first_paragraph(doc: &str) -> String {
-    let markdown = rule_markdown(doc);
+/// The first paragraph of a rule's Markdown documentation that is not a heading, on one line.
+fn first_paragraph(markdown: &str) -> String {
     markdown
         .split("\n\n")
         .map(|paragraph| {
@@ -58,15 +47,16 @@ pub fn first_paragraph(doc: &str) -> String {
         .unwrap_or_default()
 }
 
-fn rules() -> Vec<Value> {
+/// Every rule, described in the language of the report.
+fn rules(lang: Lang) -> Vec<Value> {
     ALL.iter()
         .map(|rule| {
-            let markdown = rule_markdown(rule.doc);
+            let markdown = rule.markdown(lang).trim().to_string();
             json!({
                 "id": rule.code,
                 "name": rule.name,
-                "shortDescription": { "text": rule.summary },
-                "fullDescription": { "text": first_paragraph(rule.doc) },
+                "shortDescription": { "text": rule.summary_in(lang) },
+                "fullDescription": { "text": first_paragraph(&markdown) },
                 "help": { "text": markdown, "markdown": markdown },
                 "helpUri": rule_url(rule.code),
                 "defaultConfiguration": { "level": level(rule.severity) },
@@ -176,7 +166,7 @@ fn sarif(report: &Report) -> Value {
                     "version": env!("CARGO_PKG_VERSION"),
                     "semanticVersion": env!("CARGO_PKG_VERSION"),
                     "informationUri": HOMEPAGE,
-                    "rules": rules(),
+                    "rules": rules(report.lang),
                 },
             },
             "columnKind": "unicodeCodePoints",
@@ -191,7 +181,8 @@ mod tests {
 
     #[test]
     fn first_paragraph_skips_headings() {
-        let doc = " ## What it does\n Reports a file that does not parse,\n at each error.\n\n ## Why\n More.\n";
+        let doc =
+            "## What it does\nReports a file that does not parse,\nat each error.\n\n## Why\nMore.";
         assert_eq!(
             first_paragraph(doc),
             "Reports a file that does not parse, at each error."

@@ -5,6 +5,7 @@ use ruff_text_size::TextRange;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::facts::Function;
+use crate::i18n::{Lang, tr};
 use crate::project::{Effect, FuncId, Project, Task, TraceHop};
 
 pub mod config;
@@ -25,6 +26,28 @@ pub struct RuleMeta {
     /// The rule's documentation, from its doc comment.
     pub doc: &'static str,
     pub fixable: bool,
+}
+
+impl RuleMeta {
+    /// The rule's one-line summary in `lang`.
+    pub fn summary_in(&self, lang: Lang) -> &'static str {
+        lang.rule_doc(self.code)
+            .map_or(self.summary, |(summary, _)| summary)
+    }
+
+    /// The rule's documentation in `lang`, as Markdown (the doc comment without its leading
+    /// space, for English).
+    pub fn markdown(&self, lang: Lang) -> String {
+        match lang.rule_doc(self.code) {
+            Some((_, doc)) => doc.trim_matches('\n').to_string(),
+            None => self
+                .doc
+                .lines()
+                .map(|line| line.strip_prefix(' ').unwrap_or(line))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }
+    }
 }
 
 /// Declares a rule's metadata; the doc comment above it becomes its documentation.
@@ -117,14 +140,17 @@ impl<'a> TaskView<'a> {
 pub struct Checker<'a> {
     pub project: &'a Project<'a>,
     enabled: &'a dyn Fn(&str) -> bool,
+    /// The language of messages and help lines.
+    pub lang: Lang,
     pub diagnostics: Vec<Diagnostic>,
 }
 
 impl<'a> Checker<'a> {
-    pub fn new(project: &'a Project<'a>, enabled: &'a dyn Fn(&str) -> bool) -> Self {
+    pub fn new(project: &'a Project<'a>, enabled: &'a dyn Fn(&str) -> bool, lang: Lang) -> Self {
         Checker {
             project,
             enabled,
+            lang,
             diagnostics: Vec::new(),
         }
     }
@@ -234,21 +260,31 @@ pub fn trace_text(trace: &[TraceHop]) -> String {
 /// A sentence about an effect: "`stripe.Refund.create` is ..." for a direct call,
 /// "`charge_order` reaches `stripe.Refund.create`, which is ..." for a reached one (with the
 /// whole path when it has more than one step between).
-pub fn effect_clause(trace: &[TraceHop], predicate: &str) -> String {
+pub fn effect_clause(lang: Lang, trace: &[TraceHop], predicate: &str) -> String {
     let Some(last) = trace.last() else {
-        return format!("this call {predicate}");
+        return tr!(lang, "clause.none", predicate = predicate);
     };
     match trace.len() {
-        1 => format!("`{}` {predicate}", last.label),
-        2 => format!(
-            "`{}` reaches `{}`, which {predicate}",
-            trace[0].label, last.label
+        1 => tr!(
+            lang,
+            "clause.direct",
+            callee = last.label,
+            predicate = predicate
         ),
-        _ => format!(
-            "`{}` reaches `{}` ({}), which {predicate}",
-            trace[0].label,
-            last.label,
-            trace_text(trace)
+        2 => tr!(
+            lang,
+            "clause.reached",
+            first = trace[0].label,
+            last = last.label,
+            predicate = predicate
+        ),
+        _ => tr!(
+            lang,
+            "clause.reached_path",
+            first = trace[0].label,
+            last = last.label,
+            path = trace_text(trace),
+            predicate = predicate
         ),
     }
 }

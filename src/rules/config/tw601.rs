@@ -1,5 +1,6 @@
 use crate::catalog::Framework;
 use crate::facts::Value;
+use crate::i18n::tr;
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
@@ -49,9 +50,8 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         Some(setting) => setting.as_bool(),
         None => Some(false),
     };
-    let help = || {
-        "set `reject_on_worker_lost=True` with `acks_late` (globally: `task_reject_on_worker_lost = True`), once the tasks are idempotent".to_string()
-    };
+    let lang = checker.lang;
+    let help = || tr!(lang, "tw601.help");
     let celery_tasks: Vec<&TaskView> = tasks
         .iter()
         .filter(|t| t.task.framework == Framework::Celery)
@@ -70,7 +70,11 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         let reject = option(task, "reject_on_worker_lost").unwrap_or(global_reject);
         if reject == Some(false) {
             let value: &Value = task.task.options.get("acks_late").expect("checked above");
-            found.push((task.id.file, value.range, format!("`acks_late=True` on `{}` without `reject_on_worker_lost`: when its worker is killed (OOM, SIGKILL) the message is acknowledged anyway and the task is lost instead of redelivered", task.function.name)));
+            found.push((
+                task.id.file,
+                value.range,
+                tr!(lang, "tw601.task", task = task.function.name),
+            ));
         }
     }
     if global_acks == Some(true)
@@ -84,7 +88,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
                     && option(task, "reject_on_worker_lost") != Some(Some(true))
             });
         if exposed {
-            found.push((setting.file, setting.range, "`task_acks_late` is on without `task_reject_on_worker_lost`: when a worker is killed (OOM, SIGKILL) its message is acknowledged anyway and the task is lost instead of redelivered".to_string()));
+            found.push((setting.file, setting.range, tr!(lang, "tw601.global")));
         }
     }
     for (file, range, message) in found {

@@ -2,6 +2,7 @@ use ruff_text_size::TextRange;
 
 use crate::catalog::Framework;
 use crate::facts::EventKind;
+use crate::i18n::tr;
 use crate::project::{CallClass, FuncId};
 use crate::rules::{Checker, TaskView, declare_rule};
 
@@ -53,6 +54,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         return;
     }
     let project = checker.project;
+    let lang = checker.lang;
     let Some(timeout) = project.settings.visibility_timeout(project) else {
         return;
     };
@@ -66,7 +68,17 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             && let Some(value) = setting.as_int()
             && value > timeout
         {
-            found.push((setting.file, setting.range, format!("the global `{name}` of {value} s exceeds the broker's visibility timeout of {timeout} s")));
+            found.push((
+                setting.file,
+                setting.range,
+                tr!(
+                    lang,
+                    "tw602.global",
+                    name = name,
+                    value = value,
+                    timeout = timeout
+                ),
+            ));
             break;
         }
     }
@@ -82,7 +94,18 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
                 continue;
             };
             if seconds > timeout {
-                found.push((task.id.file, value.range, format!("`{name}={seconds}` on `{}` exceeds the broker's visibility timeout of {timeout} s", task.function.name)));
+                found.push((
+                    task.id.file,
+                    value.range,
+                    tr!(
+                        lang,
+                        "tw602.option",
+                        name = name,
+                        seconds = seconds,
+                        task = task.function.name,
+                        timeout = timeout
+                    ),
+                ));
                 // One report per task for its time limits.
                 if name.ends_with("time_limit") {
                     break;
@@ -116,16 +139,24 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
                     continue;
                 };
                 if seconds > timeout {
-                    found.push((id.file, countdown.range, format!("`countdown={seconds}` of `{}` exceeds the broker's visibility timeout of {timeout} s", call.method)));
+                    found.push((
+                        id.file,
+                        countdown.range,
+                        tr!(
+                            lang,
+                            "tw602.countdown",
+                            seconds = seconds,
+                            method = call.method,
+                            timeout = timeout
+                        ),
+                    ));
                 }
             }
         }
     }
     for (file, range, what) in found {
-        let message = format!(
-            "{what}: the broker hands the message to a second worker while the first still runs or waits, and again after every timeout"
-        );
-        let help = "raise `broker_transport_options[\"visibility_timeout\"]` above the longest time limit and countdown, or shorten those".to_string();
+        let message = tr!(lang, "tw602.message", what = what);
+        let help = tr!(lang, "tw602.help");
         checker.report(&RULE, file, range, message, help);
     }
 }

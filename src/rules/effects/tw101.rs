@@ -1,5 +1,6 @@
 use crate::catalog::EffectKind;
 use crate::diagnostic::Severity;
+use crate::i18n::tr;
 use crate::project::KeyStatus;
 use crate::rules::{Checker, TaskView, declare_rule, effect_clause};
 
@@ -57,27 +58,35 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         seen.push(effect.index);
         let e = effect.effect;
         let project = checker.project;
-        let mut message = format!(
-            "{}: a second run of `{}` {}",
-            effect_clause(
-                &effect.trace,
-                &format!("is {} without an idempotency key", e.kind.noun())
-            ),
-            task.function.name,
-            e.kind.repeat()
+        let lang = checker.lang;
+        let predicate = tr!(lang, "tw101.predicate", is = e.kind.is(lang));
+        let mut message = tr!(
+            lang,
+            "tw101.message",
+            subject = effect_clause(lang, &effect.trace, &predicate),
+            task = task.function.name,
+            repeat = e.kind.repeat(lang)
         );
         if e.random_default {
-            message.push_str(&format!(
-                "; {} makes up a random key when none is passed, which does not protect against the task running twice",
-                project.sink_name(e)
+            message.push_str(&tr!(
+                lang,
+                "tw101.random_default",
+                sdk = project.sink_name(e)
             ));
         }
         let example = format!("f\"{}-{{{}}}\"", key_prefix(e.kind), first_param(task));
         let how = project.key_spec(e).map_or_else(
-            || format!("pass `idempotency_key={example}`"),
-            |spec| spec.example(&example),
+            || {
+                tr!(
+                    lang,
+                    "key.keyword",
+                    keyword = "idempotency_key",
+                    key = example
+                )
+            },
+            |spec| spec.example(lang, &example),
         );
-        let help = format!("{how}: a key derived only from the task's arguments");
+        let help = tr!(lang, "tw101.help", how = how);
         let diagnostic = checker.report(&RULE, task.id.file, effect.range, message, help);
         if e.kind != EffectKind::Payment {
             diagnostic.severity = Severity::Warning;

@@ -1,3 +1,4 @@
+use crate::i18n::tr;
 use crate::project::KeyStatus;
 use crate::rules::{Checker, TaskView, declare_rule, effect_clause};
 
@@ -54,16 +55,15 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             continue;
         }
         seen.push(effect.index);
-        let message = format!(
-            "{}: every redelivery of `{}` {}",
-            effect_clause(
-                &effect.trace,
-                "cannot take an idempotency key and no done-guard precedes it"
-            ),
-            task.function.name,
-            effect.effect.kind.repeat()
+        let lang = checker.lang;
+        let message = tr!(
+            lang,
+            "tw102.message",
+            subject = effect_clause(lang, &effect.trace, lang.text("tw102.predicate")),
+            task = task.function.name,
+            repeat = effect.effect.kind.repeat(lang)
         );
-        let help = "record the sending (a row with a unique constraint, status `pending` → `sent`) and check it before sending".to_string();
+        let help = tr!(lang, "tw102.help");
         let diagnostic = checker.report(&RULE, task.id.file, effect.range, message, help);
         if effect.trace.len() > 1 {
             diagnostic.trace = effect.trace.clone();

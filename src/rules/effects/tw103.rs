@@ -1,4 +1,5 @@
 use crate::facts::EventKind;
+use crate::i18n::tr;
 use crate::project::KeyStatus;
 use crate::rules::{Checker, TaskView, declare_rule, effect_clause};
 
@@ -86,16 +87,16 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         };
         let (row, _) =
             checker.project.files[task.id.file as usize].location(write_call.range.start());
-        let message = format!(
-            "{}: after a crash in between, the next delivery of `{}` passes the guard and {}",
-            effect_clause(
-                &effect.trace,
-                &format!("runs before its done state is written (line {row})")
-            ),
-            task.function.name,
-            effect.effect.kind.repeat()
+        let lang = checker.lang;
+        let predicate = tr!(lang, "tw103.predicate", line = row);
+        let message = tr!(
+            lang,
+            "tw103.message",
+            subject = effect_clause(lang, &effect.trace, &predicate),
+            task = task.function.name,
+            repeat = effect.effect.kind.repeat(lang)
         );
-        let help = "use an idempotency key at the provider, or an outbox row committed before the send and marked after it; or, to accept losing it, write the done state before the send in the guard's transaction (at most once)".to_string();
+        let help = tr!(lang, "tw103.help");
         let diagnostic = checker.report(&RULE, task.id.file, effect.range, message, help);
         if effect.trace.len() > 1 {
             diagnostic.trace = effect.trace.clone();

@@ -2,6 +2,7 @@ use ruff_text_size::{TextRange, TextSize};
 
 use crate::diagnostic::{Edit, Fix};
 use crate::facts::{CallSite, EventKind};
+use crate::i18n::{Lang, tr};
 use crate::path::Call;
 use crate::rules::{Checker, TaskView, declare_rule};
 
@@ -104,20 +105,19 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 fields.push(assign.attr);
             }
         }
-        let message = format!(
-            "`{var}.save()` after an effect writes back every field of `{var}` as read before it, overwriting what a concurrent run or request changed meanwhile"
-        );
+        let lang = checker.lang;
+        let message = tr!(lang, "tw104.message", var = var);
         let listed = fields
             .iter()
             .map(|f| format!("\"{f}\""))
             .collect::<Vec<_>>()
             .join(", ");
         let help = if fields.is_empty() {
-            "save only the fields the task changed: `save(update_fields=[...])`".to_string()
+            tr!(lang, "tw104.help_any")
         } else {
-            format!("save only what the task changed: `{var}.save(update_fields=[{listed}])`")
+            tr!(lang, "tw104.help", var = var, fields = listed)
         };
-        let fix = (!fields.is_empty()).then(|| update_fields_fix(call, source, &listed));
+        let fix = (!fields.is_empty()).then(|| update_fields_fix(lang, call, source, &listed));
         let diagnostic = checker.report(&RULE, task.id.file, call.range, message, help);
         diagnostic.fix = fix.flatten();
     }
@@ -135,7 +135,7 @@ fn loaded_from_database(call: &CallSite) -> bool {
 }
 
 /// Inserts `update_fields=[...]` before the closing parenthesis of the call.
-fn update_fields_fix(call: &CallSite, source: &str, listed: &str) -> Option<Fix> {
+fn update_fields_fix(lang: Lang, call: &CallSite, source: &str, listed: &str) -> Option<Fix> {
     let args = call.args_range;
     let open = args.start() + TextSize::from(1);
     let inside = source.get(open.to_usize()..args.end().to_usize().checked_sub(1)?)?;
@@ -154,7 +154,7 @@ fn update_fields_fix(call: &CallSite, source: &str, listed: &str) -> Option<Fix>
         open + TextSize::try_from(trimmed.len()).ok()?
     };
     Some(Fix {
-        message: format!("Save only `[{listed}]`"),
+        message: tr!(lang, "tw104.fix", fields = listed),
         edits: vec![Edit {
             range: TextRange::new(start, close.max(start)),
             content,

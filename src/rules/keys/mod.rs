@@ -3,6 +3,7 @@ pub mod tw201;
 pub mod tw202;
 
 use crate::facts::{EventKind, Value};
+use crate::i18n::{Lang, tr};
 use crate::project::{KeyStatus, Project};
 use crate::rules::TaskView;
 
@@ -15,7 +16,7 @@ pub struct KeyUse<'a> {
 }
 
 /// Every key value the task passes: effect keys (direct and reached) and lock/marker names.
-pub fn key_uses<'a>(project: &Project, task: &'a TaskView) -> Vec<KeyUse<'a>> {
+pub fn key_uses<'a>(project: &Project, task: &'a TaskView, lang: Lang) -> Vec<KeyUse<'a>> {
     let mut uses = Vec::new();
     for effect in &task.effects {
         if let KeyStatus::Present(value) = &effect.effect.key {
@@ -23,9 +24,13 @@ pub fn key_uses<'a>(project: &Project, task: &'a TaskView) -> Vec<KeyUse<'a>> {
             uses.push(KeyUse {
                 value,
                 file,
-                what: format!(
-                    "the idempotency key of `{}`",
-                    effect.trace.last().map_or("the call", |h| h.label.as_str())
+                what: tr!(
+                    lang,
+                    "keys.effect",
+                    call = effect
+                        .trace
+                        .last()
+                        .map_or(lang.text("keys.unknown_call"), |h| h.label.as_str())
                 ),
             });
         }
@@ -42,7 +47,7 @@ pub fn key_uses<'a>(project: &Project, task: &'a TaskView) -> Vec<KeyUse<'a>> {
             uses.push(KeyUse {
                 value: name,
                 file: task.id.file,
-                what: format!("the name of the lock `{}`", call.method),
+                what: tr!(lang, "keys.lock", method = call.method),
             });
         }
     }

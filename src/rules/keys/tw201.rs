@@ -1,6 +1,7 @@
 use rustc_hash::FxHashSet as HashSet;
 
 use crate::facts::Taint;
+use crate::i18n::tr;
 use crate::project::Project;
 use crate::rules::keys::key_uses;
 use crate::rules::{Checker, TaskView, declare_rule};
@@ -48,18 +49,22 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     }
     let project = checker.project;
     let mut seen = HashSet::default();
-    for key in key_uses(project, task) {
+    let lang = checker.lang;
+    for key in key_uses(project, task, lang) {
         for (file, range, call) in
             nondeterministic_sources(project, task, key.file, &key.value.taint)
         {
             if !seen.insert((file, range)) {
                 continue;
             }
-            let message = format!(
-                "`{call}()` makes {} different on every run: a redelivered `{}` passes a new key, so the repeat is not recognised",
-                key.what, task.function.name
+            let message = tr!(
+                lang,
+                "tw201.message",
+                call = call,
+                what = key.what,
+                task = task.function.name
             );
-            let help = "derive the key from the task's arguments only, or create it where the task is enqueued and pass it in".to_string();
+            let help = tr!(lang, "keys.help");
             checker.report(&RULE, file, range, message, help);
         }
     }

@@ -2,6 +2,7 @@ use rustc_hash::FxHashSet as HashSet;
 
 use crate::diagnostic::Severity;
 use crate::facts::Taint;
+use crate::i18n::tr;
 use crate::rules::keys::key_uses;
 use crate::rules::{Checker, TaskView, declare_rule};
 
@@ -42,7 +43,8 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     }
     let project = checker.project;
     let mut seen = HashSet::default();
-    for key in key_uses(project, task) {
+    let lang = checker.lang;
+    for key in key_uses(project, task, lang) {
         for taint in &key.value.taint {
             let Taint::Meta { range, index } = taint else {
                 continue;
@@ -54,18 +56,19 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 continue;
             };
             let text = project.source_text(key.file, *range);
-            let message = if meta.changes_on_retry {
-                format!(
-                    "`{text}` ({}) is part of {}: it changes on every retry, so each attempt sends a new key and the provider repeats the work",
-                    meta.what, key.what
-                )
+            let template = if meta.changes_on_retry {
+                "tw202.retry"
             } else {
-                format!(
-                    "`{text}` ({}) is part of {}: it survives a redelivery but not a manual re-run, which mints a new id and repeats the work",
-                    meta.what, key.what
-                )
+                "tw202.id"
             };
-            let help = "derive the key from the task's arguments only, or create it where the task is enqueued and pass it in".to_string();
+            let message = tr!(
+                lang,
+                template,
+                text = text,
+                meta = lang.catalog(&meta.what),
+                what = key.what
+            );
+            let help = tr!(lang, "keys.help");
             let diagnostic = checker.report(&RULE, key.file, *range, message, help);
             if meta.changes_on_retry {
                 diagnostic.severity = Severity::Error;

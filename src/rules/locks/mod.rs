@@ -8,6 +8,7 @@ use ruff_text_size::TextRange;
 
 use crate::catalog::{LockApi, LockKind, Ttl};
 use crate::facts::{BlockKind, CallSite, EventKind, Value};
+use crate::i18n::{Lang, tr};
 use crate::project::Project;
 use crate::rules::TaskView;
 
@@ -67,8 +68,9 @@ pub enum TimeLimit {
     None,
 }
 
-/// The task's own limit, else the global Celery one, else the framework's default.
-pub fn time_limit(project: &Project, task: &TaskView) -> TimeLimit {
+/// The task's own limit, else the global Celery one, else the framework's default; where it
+/// comes from is said in `lang`.
+pub fn time_limit(project: &Project, task: &TaskView, lang: Lang) -> TimeLimit {
     let Some(spec) = project.catalog.framework(task.task.framework) else {
         return TimeLimit::None;
     };
@@ -84,7 +86,12 @@ pub fn time_limit(project: &Project, task: &TaskView) -> TimeLimit {
         if best.as_ref().is_none_or(|(b, _)| seconds > *b) {
             best = Some((
                 seconds,
-                format!("`{}={}`", limit.keyword, value_text(value, seconds)),
+                tr!(
+                    lang,
+                    "limit.option",
+                    keyword = limit.keyword,
+                    value = value_text(value, seconds, lang)
+                ),
             ));
         }
     }
@@ -99,9 +106,10 @@ pub fn time_limit(project: &Project, task: &TaskView) -> TimeLimit {
         ] {
             if let Some(setting) = setting {
                 return match setting.as_int() {
-                    Some(seconds) => {
-                        TimeLimit::Known(seconds, format!("the global `{name}` of {seconds} s"))
-                    }
+                    Some(seconds) => TimeLimit::Known(
+                        seconds,
+                        tr!(lang, "limit.global", name = name, seconds = seconds),
+                    ),
                     None => TimeLimit::Unknown,
                 };
             }
@@ -110,19 +118,22 @@ pub fn time_limit(project: &Project, task: &TaskView) -> TimeLimit {
     match spec.default_time_limit {
         Some(seconds) => TimeLimit::Known(
             seconds,
-            format!(
-                "{}'s default time limit of {seconds} s",
-                task.task.framework.as_str()
+            tr!(
+                lang,
+                "limit.default",
+                framework = task.task.framework.as_str(),
+                seconds = seconds
             ),
         ),
         None => TimeLimit::None,
     }
 }
 
-fn value_text(value: &Value, seconds: i64) -> String {
-    value
-        .as_int()
-        .map_or_else(|| format!("{seconds} s"), |v| v.to_string())
+fn value_text(value: &Value, seconds: i64, lang: Lang) -> String {
+    value.as_int().map_or_else(
+        || tr!(lang, "limit.seconds", seconds = seconds),
+        |v| v.to_string(),
+    )
 }
 
 /// The lock's expiry in seconds when it is known; `Err` for no expiry or a library default.

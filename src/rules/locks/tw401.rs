@@ -1,4 +1,5 @@
 use crate::diagnostic::Severity;
+use crate::i18n::tr;
 use crate::rules::locks::{TimeLimit, extends_locks, locks, time_limit, ttl_seconds};
 use crate::rules::{Checker, TaskView, declare_rule};
 
@@ -50,7 +51,8 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     if extends_locks(project, task) {
         return;
     }
-    let limit = time_limit(project, task);
+    let lang = checker.lang;
+    let limit = time_limit(project, task, lang);
     let mut found = Vec::new();
     for lock in locks(project, task) {
         let Ok(Some((ttl, _))) = ttl_seconds(project, &lock) else {
@@ -58,16 +60,24 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         };
         match &limit {
             TimeLimit::Known(seconds, what) if ttl < *seconds => {
-                let message = format!(
-                    "this lock ({}) expires after {ttl} s, but `{}` may run for {seconds} s ({what}): once it expires, a second worker takes the lock and both run",
-                    lock.api.api, task.function.name
+                let message = tr!(
+                    lang,
+                    "tw401.message",
+                    api = lock.api.api,
+                    ttl = ttl,
+                    task = task.function.name,
+                    seconds = seconds,
+                    what = what
                 );
                 found.push((lock.call.range, message, Severity::Error));
             }
             TimeLimit::None => {
-                let message = format!(
-                    "this lock ({}) expires after {ttl} s, and nothing bounds how long `{}` runs: if it runs longer, a second worker takes the lock and both run",
-                    lock.api.api, task.function.name
+                let message = tr!(
+                    lang,
+                    "tw401.unbounded",
+                    api = lock.api.api,
+                    ttl = ttl,
+                    task = task.function.name
                 );
                 found.push((lock.call.range, message, Severity::Warning));
             }
@@ -75,7 +85,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         }
     }
     for (range, message, severity) in found {
-        let help = "give the lock a TTL with margin above the task's time limit, or extend it while working (`lock.extend(...)`)".to_string();
+        let help = tr!(lang, "tw401.help");
         let diagnostic = checker.report(&RULE, task.id.file, range, message, help);
         diagnostic.severity = severity;
     }

@@ -1,4 +1,5 @@
 use crate::catalog::Ttl;
+use crate::i18n::tr;
 use crate::rules::locks::{locks, ttl_seconds};
 use crate::rules::{Checker, TaskView, declare_rule};
 
@@ -45,14 +46,10 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             found.push((lock.call.range, lock.api.api.clone()));
         }
     }
+    let lang = checker.lang;
     for (range, api) in found {
-        let message = format!(
-            "this lock ({api}) has no expiry: if the worker holding it is killed, the lock is never released and every later run of `{}` is blocked",
-            task.function.name
-        );
-        let help =
-            "give the lock a TTL above the task's time limit (`timeout=`, `ex=`/`px=`, `expire=`)"
-                .to_string();
+        let message = tr!(lang, "tw402.message", api = api, task = task.function.name);
+        let help = tr!(lang, "tw402.help");
         checker.report(&RULE, task.id.file, range, message, help);
     }
 }

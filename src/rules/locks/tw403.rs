@@ -1,6 +1,7 @@
 use rustc_hash::FxHashSet as HashSet;
 
 use crate::facts::{EventKind, GuardTest};
+use crate::i18n::tr;
 use crate::project::Project;
 use crate::rules::{Checker, TaskView, declare_rule};
 
@@ -58,19 +59,14 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         if !(by_name || dedup.contains(&index)) {
             continue;
         }
-        let how = if dedup.contains(&index) {
-            "is used as a de-duplication table"
+        let lang = checker.lang;
+        let how = lang.text(if dedup.contains(&index) {
+            "tw403.used"
         } else {
-            "is named as a de-duplication table"
-        };
-        let message = format!(
-            "`{}` {how}, and nothing in the project deletes its rows: the table and its unique index grow with every run, and inserts slow down",
-            model.name
-        );
-        let help = format!(
-            "add a periodic task that deletes `{}` rows older than the retry window (`.filter(created__lt=...).delete()`)",
-            model.name
-        );
+            "tw403.named"
+        });
+        let message = tr!(lang, "tw403.message", model = model.name, how = how);
+        let help = tr!(lang, "tw403.help", model = model.name);
         found.push((model.file, model.name_range, message, help));
     }
     for (file, range, message, help) in found {

@@ -1,4 +1,5 @@
 use crate::facts::{CallSite, EventKind, Lit, Value};
+use crate::i18n::{Lang, tr};
 use crate::project::CallClass;
 use crate::rules::{Checker, TaskView, declare_rule};
 
@@ -40,6 +41,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         return;
     }
     let project = checker.project;
+    let lang = checker.lang;
     let function = task.function;
     let skip_first = task.task.options.bind || function.class.is_some();
     let params: Vec<&str> = function
@@ -66,7 +68,9 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             continue;
         }
         let changed = match call.method {
-            "retry" => changed_arguments(call.keyword("args"), call.keyword("kwargs"), &params),
+            "retry" => {
+                changed_arguments(call.keyword("args"), call.keyword("kwargs"), &params, lang)
+            }
             "apply_async"
                 if function.in_handler(event.block)
                     && matches!(
@@ -78,17 +82,21 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                     call.keyword("args").or_else(|| call.args.first()),
                     call.keyword("kwargs").or_else(|| call.args.get(1)),
                     &params,
+                    lang,
                 )
             }
-            "delay" if function.in_handler(event.block) => changed_positional(call, &params),
+            "delay" if function.in_handler(event.block) => changed_positional(call, &params, lang),
             _ => None,
         };
         let Some(what) = changed else { continue };
-        let message = format!(
-            "`{}` re-runs `{}` with {what}: keys computed from the arguments differ between attempts, so an attempt that already succeeded at the provider is not recognised",
-            call.method, function.name
+        let message = tr!(
+            lang,
+            "tw501.message",
+            method = call.method,
+            task = function.name,
+            what = what
         );
-        let help = "keep retries argument-stable: pass the original arguments (or none) and compute what changes inside the task".to_string();
+        let help = tr!(lang, "tw501.help");
         checker.report(&RULE, task.id.file, call.range, message, help);
     }
 }
@@ -99,6 +107,7 @@ fn changed_arguments(
     args: Option<&Value>,
     kwargs: Option<&Value>,
     params: &[&str],
+    lang: Lang,
 ) -> Option<String> {
     if let Some(args) = args {
         let Lit::Seq(items) = &args.lit else {
@@ -107,10 +116,7 @@ fn changed_arguments(
         for (i, item) in items.iter().enumerate() {
             let expected = params.get(i).copied();
             if !is_plain_name(item, expected) {
-                return Some(format!(
-                    "a new value for `{}`",
-                    expected.unwrap_or("an extra argument")
-                ));
+                return Some(new_value(lang, expected));
             }
         }
     }
@@ -119,29 +125,35 @@ fn changed_arguments(
         for (key, value) in items {
             let Some(key) = key else { return None };
             if !is_plain_name(value, Some(key)) {
-                return Some(format!("a new value for `{key}`"));
+                return Some(new_value(lang, Some(key)));
             }
         }
     }
     None
 }
 
-fn changed_positional(call: &CallSite, params: &[&str]) -> Option<String> {
+fn changed_positional(call: &CallSite, params: &[&str], lang: Lang) -> Option<String> {
     for (i, arg) in call.args.iter().enumerate() {
         let expected = params.get(i).copied();
         if !is_plain_name(arg, expected) {
-            return Some(format!(
-                "a new value for `{}`",
-                expected.unwrap_or("an extra argument")
-            ));
+            return Some(new_value(lang, expected));
         }
     }
     for (key, value) in &call.keywords {
         if !is_plain_name(value, Some(key)) {
-            return Some(format!("a new value for `{key}`"));
+            return Some(new_value(lang, Some(key)));
         }
     }
     None
+}
+
+/// "a new value for `order_id`" (or for an extra argument).
+fn new_value(lang: Lang, name: Option<&str>) -> String {
+    tr!(
+        lang,
+        "tw501.changed",
+        name = name.unwrap_or(lang.text("tw501.extra_argument"))
+    )
 }
 
 /// Whether `value` is just the parameter `expected`, read unchanged.

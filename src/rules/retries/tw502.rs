@@ -1,3 +1,4 @@
+use crate::i18n::tr;
 use crate::project::KeyStatus;
 use crate::rules::{Checker, EffectAt, TaskView, declare_rule, effect_clause};
 
@@ -38,6 +39,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         return;
     }
     let project = checker.project;
+    let lang = checker.lang;
     let function = task.function;
     let keyless = |effect: &EffectAt| {
         matches!(
@@ -79,26 +81,22 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             > 1;
         let why = if let Some(other) = followed {
             let (row, _) = project.files[task.id.file as usize].location(other.range.start());
-            format!("a failure at the effect on line {row} makes the retry repeat it")
+            tr!(lang, "tw502.next_effect", line = row)
         } else if repeated_in_loop.is_some() {
-            "it runs in a loop, and a failure in a later iteration makes the retry repeat the earlier ones".to_string()
+            tr!(lang, "tw502.loop")
         } else if multi {
-            "the helper reaches further effects, and a failure there makes the retry repeat it"
-                .to_string()
+            tr!(lang, "tw502.helper")
         } else {
             continue;
         };
-        let message = format!(
-            "{}: {why}, because progress is recorded at most once",
-            effect_clause(
-                &effect.trace,
-                &format!(
-                    "is not recorded as done before the next step of `{}`",
-                    function.name
-                )
-            )
+        let predicate = tr!(lang, "tw502.predicate", task = function.name);
+        let message = tr!(
+            lang,
+            "tw502.message",
+            subject = effect_clause(lang, &effect.trace, &predicate),
+            why = why
         );
-        let help = "split the work into a chain of idempotent tasks, or record each step (a marker per step checked first, or a key per call)".to_string();
+        let help = tr!(lang, "tw502.help");
         let diagnostic = checker.report(&RULE, task.id.file, effect.range, message, help);
         if effect.trace.len() > 1 {
             diagnostic.trace = effect.trace.clone();

@@ -5,19 +5,17 @@ pub mod tw303;
 pub mod tw304;
 pub mod tw305;
 
+use crate::i18n::{Lang, tr};
 use crate::project::{FUNCTION_TRANSACTION, FuncId, Project};
 
 /// Where the transaction around a block starts, for messages: "the `with` block on line 12",
 /// "`@transaction.atomic` on `cancel_order`".
-pub fn describe_transaction(project: &Project, id: FuncId, tx: u32) -> String {
+pub fn describe_transaction(project: &Project, id: FuncId, tx: u32, lang: Lang) -> String {
     let Some(function) = project.function(id) else {
-        return "a transaction".to_string();
+        return tr!(lang, "transaction.unknown");
     };
     if tx == FUNCTION_TRANSACTION {
-        return format!(
-            "the transaction of `@transaction.atomic` on `{}`",
-            function.name
-        );
+        return tr!(lang, "transaction.decorator", function = function.name);
     }
     // The first event inside the block tells the line; the block itself has no range.
     let line = function
@@ -31,7 +29,7 @@ pub fn describe_transaction(project: &Project, id: FuncId, tx: u32) -> String {
         })
         .map(|offset| project.files[id.file as usize].location(offset).0);
     match line {
-        Some(line) => format!("the transaction block around line {line}"),
-        None => "a transaction block".to_string(),
+        Some(line) => tr!(lang, "transaction.block", line = line),
+        None => tr!(lang, "transaction.unknown_block"),
     }
 }

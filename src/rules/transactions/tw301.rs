@@ -1,4 +1,5 @@
 use crate::facts::EventKind;
+use crate::i18n::tr;
 use crate::project::FuncId;
 use crate::rules::transactions::describe_transaction;
 use crate::rules::{Checker, declare_rule, effect_clause};
@@ -49,6 +50,7 @@ pub fn check_project(checker: &mut Checker) {
         return;
     }
     let project = checker.project;
+    let lang = checker.lang;
     for (fi, file) in project.files.iter().enumerate() {
         let Some(facts) = &file.facts else { continue };
         for (func, function) in facts.functions.iter().enumerate() {
@@ -69,19 +71,14 @@ pub fn check_project(checker: &mut Checker) {
                 let effect = project.effect(&reached);
                 let trace = project.trace_hops(&reached);
                 let range = trace.first().map(|hop| hop.range).unwrap_or_default();
-                let message = format!(
-                    "{}, inside {}: the call holds the transaction and its connection open, and if the transaction rolls back, {} has already happened",
-                    effect_clause(&trace, &format!("is {}", effect.kind.noun())),
-                    describe_transaction(project, id, tx),
-                    effect
-                        .kind
-                        .noun()
-                        .replacen("a ", "the ", 1)
-                        .replacen("an ", "the ", 1)
+                let message = tr!(
+                    lang,
+                    "tw301.message",
+                    subject = effect_clause(lang, &trace, effect.kind.is(lang)),
+                    transaction = describe_transaction(project, id, tx, lang),
+                    done = effect.kind.done(lang)
                 );
-                let help =
-                    "move the call after the block, or run it with `transaction.on_commit(...)`"
-                        .to_string();
+                let help = tr!(lang, "tw301.help");
                 let diagnostic = checker.report(&RULE, id.file, range, message, help);
                 if trace.len() > 1 {
                     diagnostic.trace = trace;

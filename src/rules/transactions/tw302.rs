@@ -1,4 +1,5 @@
 use crate::facts::EventKind;
+use crate::i18n::tr;
 use crate::project::{CallClass, FuncId};
 use crate::rules::transactions::describe_transaction;
 use crate::rules::{Checker, declare_rule};
@@ -42,6 +43,7 @@ pub fn check_project(checker: &mut Checker) {
         return;
     }
     let project = checker.project;
+    let lang = checker.lang;
     for (fi, file) in project.files.iter().enumerate() {
         let Some(facts) = &file.facts else { continue };
         for (func, function) in facts.functions.iter().enumerate() {
@@ -73,18 +75,21 @@ pub fn check_project(checker: &mut Checker) {
                     continue;
                 };
                 let what = match via {
-                    None => format!("`{}` enqueues a task", written_label(call)),
-                    Some(enqueue) => format!(
-                        "`{}` reaches `{}`, which enqueues a task,",
-                        written_label(call),
-                        project.hop_label(enqueue)
+                    None => tr!(lang, "tw302.direct", call = written_label(call)),
+                    Some(enqueue) => tr!(
+                        lang,
+                        "tw302.reached",
+                        call = written_label(call),
+                        enqueue = project.hop_label(enqueue)
                     ),
                 };
-                let message = format!(
-                    "{what} inside {}: a worker can run it before the commit and read old rows, or after a rollback for data that never existed",
-                    describe_transaction(project, id, tx)
+                let message = tr!(
+                    lang,
+                    "tw302.message",
+                    what = what,
+                    transaction = describe_transaction(project, id, tx, lang)
                 );
-                let help = "enqueue after the commit: `transaction.on_commit(lambda: task.delay(...))`, or `task.delay_on_commit(...)`".to_string();
+                let help = tr!(lang, "tw302.help");
                 let diagnostic = checker.report(&RULE, id.file, call.func_range, message, help);
                 if let Some(enqueue) = via {
                     diagnostic.trace = vec![

@@ -1,6 +1,7 @@
 use ruff_text_size::TextRange;
 
 use crate::facts::{EventKind, GuardTest};
+use crate::i18n::tr;
 use crate::project::{FUNCTION_TRANSACTION, Project};
 use crate::rules::{Checker, TaskView, declare_rule};
 
@@ -98,16 +99,20 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         }
         let (row, _) =
             project.files[task.id.file as usize].location(work_range(function, first_work).start());
-        let committed = if transactional {
-            "is committed on its own"
+        let lang = checker.lang;
+        let committed = lang.text(if transactional {
+            "tw303.committed"
         } else {
-            "is written to the cache at once"
-        };
-        let message = format!(
-            "the de-duplication marker {committed}, before the work it protects (line {row}): if that work fails, the retry of `{}` finds the marker and skips the work forever",
-            function.name
+            "tw303.cached"
+        });
+        let message = tr!(
+            lang,
+            "tw303.message",
+            committed = committed,
+            line = row,
+            task = function.name
         );
-        let help = "create the marker in the same transaction as the work, or write it as `pending` and move it to `done` after the work, checking `done` in the guard".to_string();
+        let help = tr!(lang, "tw303.help");
         checker.report(&RULE, task.id.file, marker, message, help);
     }
 }

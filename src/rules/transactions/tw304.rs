@@ -1,4 +1,5 @@
 use crate::facts::EventKind;
+use crate::i18n::tr;
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
@@ -82,18 +83,21 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             .map(|f| format!("`{f}`"))
             .collect::<Vec<_>>()
             .join(", ");
-        let message = format!(
-            "`{}.objects.{}` looks up {listed}, which no unique constraint of `{}` covers: two runs of `{}` at once both find nothing and both insert a row",
-            model.name, call.method, model.name, task.function.name
+        let lang = checker.lang;
+        let message = tr!(
+            lang,
+            "tw304.message",
+            model = model.name,
+            method = call.method,
+            fields = listed,
+            task = task.function.name
         );
         let constraint_fields = fields
             .iter()
             .map(|f| format!("\"{}\"", f.strip_suffix("_id").unwrap_or(f)))
             .collect::<Vec<_>>()
             .join(", ");
-        let help = format!(
-            "add a unique constraint on the lookup fields (with its migration): `models.UniqueConstraint(fields=[{constraint_fields}], name=...)`"
-        );
+        let help = tr!(lang, "tw304.help", fields = constraint_fields);
         checker.report(&RULE, task.id.file, call.range, message, help);
     }
 }

@@ -1,6 +1,7 @@
 use ruff_text_size::TextRange;
 
 use crate::facts::{CallSite, EventKind, Value};
+use crate::i18n::tr;
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
@@ -50,6 +51,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         return;
     }
     let project = checker.project;
+    let lang = checker.lang;
     let function = task.function;
     let mut found: Vec<(TextRange, String)> = Vec::new();
     for (index, event) in function.events.iter().enumerate() {
@@ -78,7 +80,12 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 if saved {
                     found.push((
                         assign.range,
-                        format!("`{}.{}` is incremented and saved", assign.var, assign.attr),
+                        tr!(
+                            lang,
+                            "tw305.increment",
+                            var = assign.var,
+                            attr = assign.attr
+                        ),
                     ));
                 }
             }
@@ -86,11 +93,8 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         }
     }
     for (range, what) in found {
-        let message = format!(
-            "{what}: every run of `{}` adds again, so a redelivery counts the same work twice",
-            function.name
-        );
-        let help = "guard the write with a done-check in the same transaction, use a natural unique key with `ignore_conflicts`/`ON CONFLICT DO NOTHING`, or write absolute values".to_string();
+        let message = tr!(lang, "tw305.message", what = what, task = function.name);
+        let help = tr!(lang, "tw305.help");
         checker.report(&RULE, task.id.file, range, message, help);
     }
 }
@@ -98,6 +102,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
 /// What makes a call an accumulating write, for the message.
 fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
     let project = checker.project;
+    let lang = checker.lang;
     let writes = &project.catalog.writes;
     let path = call.path.as_ref()?;
     let method = call.method;
@@ -108,9 +113,7 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
                 .keywords
                 .iter()
                 .find(|(_, v)| v.flags & Value::ACCUMULATES != 0)?;
-            Some(format!(
-                "`update({field}=F(\"{field}\") ± ...)` increments a stored value"
-            ))
+            Some(tr!(lang, "tw305.update", field = field))
         }
         "create" | "acreate"
             if !call.star_kwargs
@@ -121,21 +124,20 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
             let mut fields: Vec<String> =
                 call.keywords.iter().map(|(k, _)| k.to_string()).collect();
             fields.extend(target.implicit.map(str::to_string));
-            (!model.lookup_is_unique(&fields)).then(|| format!("`{}.objects.create(...)` inserts a new row, and no unique constraint of `{}` covers the fields it sets", model.name, model.name))
+            (!model.lookup_is_unique(&fields))
+                .then(|| tr!(lang, "tw305.create", model = model.name))
         }
         "bulk_create" | "abulk_create" if orm => {
             let idempotent = writes
                 .bulk_idempotent
                 .iter()
                 .any(|k| call.keyword(k).and_then(Value::as_bool) == Some(true));
-            (!idempotent).then(|| {
-                "`bulk_create(...)` without `ignore_conflicts=True` inserts the rows again"
-                    .to_string()
-            })
+            (!idempotent).then(|| tr!(lang, "tw305.bulk_create"))
         }
-        _ if writes.is_counter(&project.canonical(path), call) => Some(format!(
-            "`{}` adds to a counter or list",
-            crate::project::call_label(call)
+        _ if writes.is_counter(&project.canonical(path), call) => Some(tr!(
+            lang,
+            "tw305.counter",
+            call = crate::project::call_label(call)
         )),
         _ if writes.sql_methods.iter().any(|m| m == method) => {
             let sql = call
@@ -149,13 +151,12 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
                 .idempotent_insert
                 .iter()
                 .any(|clause| sql.contains(clause.as_str()));
-            (is_insert && !idempotent)
-                .then(|| "a raw `INSERT` without `ON CONFLICT` inserts the row again".to_string())
+            (is_insert && !idempotent).then(|| tr!(lang, "tw305.insert"))
         }
         _ if writes.is_open(&project.canonical(path)) => {
             let mode = call.arg(1, "mode")?.as_str()?;
             mode.contains('a')
-                .then(|| format!("`open(..., \"{mode}\")` appends to the file"))
+                .then(|| tr!(lang, "tw305.append", mode = mode))
         }
         _ => None,
     }
