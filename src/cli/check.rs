@@ -55,7 +55,7 @@ pub fn run(args: &CheckArgs) -> io::Result<ExitStatus> {
     let overrides = Overrides {
         select: args.select.clone(),
         ignore: args.ignore.clone(),
-        lang: None,
+        lang: args.lang,
     };
     let settings = match config
         .and_then(|c| Settings::resolve(c, &overrides, &cwd).map_err(|e| e.to_string()))

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::i18n::Lang;
 use crate::render::OutputFormat;
 
 /// twice: what happens when this task runs twice?
@@ -56,6 +57,10 @@ pub struct ReviewArgs {
     /// Worker threads [default: the number of cores].
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
+    /// Language of messages, help lines and rule documentation [default: `lang` from the
+    /// configuration, else en].
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<Lang>,
 }
 
 #[derive(Debug, Args)]
@@ -113,6 +118,10 @@ pub struct CheckArgs {
     /// find the configuration, per-file ignores and the module name.
     #[arg(long, value_name = "PATH")]
     pub stdin_filename: Option<PathBuf>,
+    /// Language of messages, help lines and rule documentation [default: `lang` from the
+    /// configuration, else en].
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<Lang>,
 }
 
 #[derive(Debug, Args)]
@@ -123,6 +132,10 @@ pub struct RuleArgs {
     /// List every rule: code, name, severity and summary.
     #[arg(long, conflicts_with = "rule")]
     pub all: bool,
+    /// Language of the documentation [default: `lang` from the configuration of the current
+    /// folder, else en].
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<Lang>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

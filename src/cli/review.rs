@@ -29,7 +29,10 @@ pub fn run(args: &ReviewArgs) -> io::Result<ExitStatus> {
     } else {
         find_config(&paths[0]).map_err(|e| e.to_string())
     };
-    let overrides = Overrides::default();
+    let overrides = Overrides {
+        lang: args.lang,
+        ..Overrides::default()
+    };
     let settings = match config
         .and_then(|c| Settings::resolve(c, &overrides, &cwd).map_err(|e| e.to_string()))
     {
