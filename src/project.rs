@@ -1118,6 +1118,13 @@ impl<'a> Project<'a> {
         if is_state_write(call) {
             return true;
         }
+        // A related manager (`bill.billinglog_set.create(...)`, `order.payments.update(...)`).
+        if let Some(receiver) = call.receiver
+            && (receiver.ends_with("_set") || self.models.is_related_name(receiver))
+            && matches!(call.method, "create" | "acreate" | "get_or_create" | "update_or_create" | "bulk_create" | "update" | "delete" | "add" | "set" | "remove" | "clear")
+        {
+            return true;
+        }
         let writes = &self.catalog.state_writes;
         let receiver = call.receiver.unwrap_or_default().to_ascii_lowercase();
         let on_cache = writes
