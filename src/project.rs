@@ -1121,7 +1121,20 @@ impl<'a> Project<'a> {
         // A related manager (`bill.billinglog_set.create(...)`, `order.payments.update(...)`).
         if let Some(receiver) = call.receiver
             && (receiver.ends_with("_set") || self.models.is_related_name(receiver))
-            && matches!(call.method, "create" | "acreate" | "get_or_create" | "update_or_create" | "bulk_create" | "update" | "delete" | "add" | "set" | "remove" | "clear")
+            && matches!(
+                call.method,
+                "create"
+                    | "acreate"
+                    | "get_or_create"
+                    | "update_or_create"
+                    | "bulk_create"
+                    | "update"
+                    | "delete"
+                    | "add"
+                    | "set"
+                    | "remove"
+                    | "clear"
+            )
         {
             return true;
         }
