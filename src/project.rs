@@ -344,6 +344,28 @@ impl<'a> Project<'a> {
         }
     }
 
+    /// Every function of the project (module bodies included), with its id.
+    pub fn all_functions(&self) -> impl Iterator<Item = (FuncId, &'a Function)> + '_ {
+        self.files.iter().enumerate().flat_map(|(fi, file)| {
+            let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
+            file.facts.iter().flat_map(move |facts| {
+                facts
+                    .functions
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, function)| {
+                        (
+                            FuncId {
+                                file: file_id,
+                                func: u32::try_from(i).unwrap_or(u32::MAX),
+                            },
+                            function,
+                        )
+                    })
+            })
+        })
+    }
+
     /// The facts of the module that defines `class`.
     pub fn facts_of_class(&self, class: &Class) -> Option<&'a ModuleFacts> {
         let &(file, _) = self.classes.get(&class.qualname)?;

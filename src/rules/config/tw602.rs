@@ -3,7 +3,7 @@ use ruff_text_size::TextRange;
 use crate::catalog::Framework;
 use crate::facts::EventKind;
 use crate::i18n::tr;
-use crate::project::{CallClass, FuncId};
+use crate::project::CallClass;
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
@@ -114,43 +114,36 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         }
     }
     // Literal countdowns of enqueues and retries, anywhere in the project.
-    for (fi, file) in project.files.iter().enumerate() {
-        let Some(facts) = &file.facts else { continue };
-        for (func, function) in facts.functions.iter().enumerate() {
-            let id = FuncId {
-                file: u32::try_from(fi).unwrap_or(u32::MAX),
-                func: u32::try_from(func).unwrap_or(u32::MAX),
+    for (id, function) in project.all_functions() {
+        for (index, event) in function.events.iter().enumerate() {
+            let EventKind::Call(call) = &event.kind else {
+                continue;
             };
-            for (index, event) in function.events.iter().enumerate() {
-                let EventKind::Call(call) = &event.kind else {
-                    continue;
-                };
-                let enqueue = matches!(
-                    project.call_class(id, index),
-                    Some(CallClass::Enqueue { .. })
-                );
-                if !(enqueue || call.method == "retry") {
-                    continue;
-                }
-                let Some(countdown) = call.keyword("countdown") else {
-                    continue;
-                };
-                let Some(seconds) = project.constant(countdown).and_then(|v| v.as_int()) else {
-                    continue;
-                };
-                if seconds > timeout {
-                    found.push((
-                        id.file,
-                        countdown.range,
-                        tr!(
-                            lang,
-                            "tw602.countdown",
-                            seconds = seconds,
-                            method = call.method,
-                            timeout = timeout
-                        ),
-                    ));
-                }
+            let enqueue = matches!(
+                project.call_class(id, index),
+                Some(CallClass::Enqueue { .. })
+            );
+            if !(enqueue || call.method == "retry") {
+                continue;
+            }
+            let Some(countdown) = call.keyword("countdown") else {
+                continue;
+            };
+            let Some(seconds) = project.constant(countdown).and_then(|v| v.as_int()) else {
+                continue;
+            };
+            if seconds > timeout {
+                found.push((
+                    id.file,
+                    countdown.range,
+                    tr!(
+                        lang,
+                        "tw602.countdown",
+                        seconds = seconds,
+                        method = call.method,
+                        timeout = timeout
+                    ),
+                ));
             }
         }
     }

@@ -1,6 +1,5 @@
 use crate::facts::EventKind;
 use crate::i18n::tr;
-use crate::project::FuncId;
 use crate::rules::transactions::describe_transaction;
 use crate::rules::{Checker, declare_rule, effect_clause};
 
@@ -51,38 +50,31 @@ pub fn check_project(checker: &mut Checker) {
     }
     let project = checker.project;
     let lang = checker.lang;
-    for (fi, file) in project.files.iter().enumerate() {
-        let Some(facts) = &file.facts else { continue };
-        for (func, function) in facts.functions.iter().enumerate() {
-            let id = FuncId {
-                file: u32::try_from(fi).unwrap_or(u32::MAX),
-                func: u32::try_from(func).unwrap_or(u32::MAX),
+    for (id, function) in project.all_functions() {
+        for (index, event) in function.events.iter().enumerate() {
+            if !matches!(event.kind, EventKind::Call(_)) || function.is_deferred(event.block) {
+                continue;
+            }
+            let Some(&tx) = project.transactions_around(id, event.block).last() else {
+                continue;
             };
-            for (index, event) in function.events.iter().enumerate() {
-                if !matches!(event.kind, EventKind::Call(_)) || function.is_deferred(event.block) {
-                    continue;
-                }
-                let Some(&tx) = project.transactions_around(id, event.block).last() else {
-                    continue;
-                };
-                let Some(reached) = project.effects_at(id, index).into_iter().next() else {
-                    continue;
-                };
-                let effect = project.effect(&reached);
-                let trace = project.trace_hops(&reached);
-                let range = trace.first().map(|hop| hop.range).unwrap_or_default();
-                let message = tr!(
-                    lang,
-                    "tw301.message",
-                    subject = effect_clause(lang, &trace, effect.kind.is(lang)),
-                    transaction = describe_transaction(project, id, tx, lang),
-                    done = effect.kind.done(lang)
-                );
-                let help = tr!(lang, "tw301.help");
-                let diagnostic = checker.report(&RULE, id.file, range, message, help);
-                if trace.len() > 1 {
-                    diagnostic.trace = trace;
-                }
+            let Some(reached) = project.effects_at(id, index).into_iter().next() else {
+                continue;
+            };
+            let effect = project.effect(&reached);
+            let trace = project.trace_hops(&reached);
+            let range = trace.first().map(|hop| hop.range).unwrap_or_default();
+            let message = tr!(
+                lang,
+                "tw301.message",
+                subject = effect_clause(lang, &trace, effect.kind.is(lang)),
+                transaction = describe_transaction(project, id, tx, lang),
+                done = effect.kind.done(lang)
+            );
+            let help = tr!(lang, "tw301.help");
+            let diagnostic = checker.report(&RULE, id.file, range, message, help);
+            if trace.len() > 1 {
+                diagnostic.trace = trace;
             }
         }
     }

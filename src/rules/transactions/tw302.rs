@@ -1,6 +1,6 @@
 use crate::facts::EventKind;
 use crate::i18n::tr;
-use crate::project::{CallClass, FuncId};
+use crate::project::CallClass;
 use crate::rules::transactions::describe_transaction;
 use crate::rules::{Checker, declare_rule};
 
@@ -44,62 +44,55 @@ pub fn check_project(checker: &mut Checker) {
     }
     let project = checker.project;
     let lang = checker.lang;
-    for (fi, file) in project.files.iter().enumerate() {
-        let Some(facts) = &file.facts else { continue };
-        for (func, function) in facts.functions.iter().enumerate() {
-            let id = FuncId {
-                file: u32::try_from(fi).unwrap_or(u32::MAX),
-                func: u32::try_from(func).unwrap_or(u32::MAX),
+    for (id, function) in project.all_functions() {
+        for (index, event) in function.events.iter().enumerate() {
+            let EventKind::Call(call) = &event.kind else {
+                continue;
             };
-            for (index, event) in function.events.iter().enumerate() {
-                let EventKind::Call(call) = &event.kind else {
-                    continue;
-                };
-                if function.is_deferred(event.block) {
-                    continue;
-                }
-                // The enqueue itself, or a project helper that reaches one.
-                let via = match project.call_class(id, index) {
-                    Some(CallClass::Enqueue {
-                        deferred_to_commit: false,
-                    }) => None,
-                    Some(CallClass::Project(callee)) => {
-                        match project.summary(*callee).and_then(|s| s.enqueue) {
-                            Some(enqueue) => Some(enqueue),
-                            None => continue,
-                        }
+            if function.is_deferred(event.block) {
+                continue;
+            }
+            // The enqueue itself, or a project helper that reaches one.
+            let via = match project.call_class(id, index) {
+                Some(CallClass::Enqueue {
+                    deferred_to_commit: false,
+                }) => None,
+                Some(CallClass::Project(callee)) => {
+                    match project.summary(*callee).and_then(|s| s.enqueue) {
+                        Some(enqueue) => Some(enqueue),
+                        None => continue,
                     }
-                    _ => continue,
-                };
-                let Some(&tx) = project.transactions_around(id, event.block).last() else {
-                    continue;
-                };
-                let what = match via {
-                    None => tr!(lang, "tw302.direct", call = written_label(call)),
-                    Some(enqueue) => tr!(
-                        lang,
-                        "tw302.reached",
-                        call = written_label(call),
-                        enqueue = project.hop_label(enqueue)
-                    ),
-                };
-                let message = tr!(
-                    lang,
-                    "tw302.message",
-                    what = what,
-                    transaction = describe_transaction(project, id, tx, lang)
-                );
-                let help = tr!(lang, "tw302.help");
-                let diagnostic = checker.report(&RULE, id.file, call.func_range, message, help);
-                if let Some(enqueue) = via {
-                    diagnostic.trace = vec![
-                        project.trace_hop(crate::project::Hop {
-                            func: id,
-                            event: u32::try_from(index).unwrap_or(u32::MAX),
-                        }),
-                        project.trace_hop(enqueue),
-                    ];
                 }
+                _ => continue,
+            };
+            let Some(&tx) = project.transactions_around(id, event.block).last() else {
+                continue;
+            };
+            let what = match via {
+                None => tr!(lang, "tw302.direct", call = written_label(call)),
+                Some(enqueue) => tr!(
+                    lang,
+                    "tw302.reached",
+                    call = written_label(call),
+                    enqueue = project.hop_label(enqueue)
+                ),
+            };
+            let message = tr!(
+                lang,
+                "tw302.message",
+                what = what,
+                transaction = describe_transaction(project, id, tx, lang)
+            );
+            let help = tr!(lang, "tw302.help");
+            let diagnostic = checker.report(&RULE, id.file, call.func_range, message, help);
+            if let Some(enqueue) = via {
+                diagnostic.trace = vec![
+                    project.trace_hop(crate::project::Hop {
+                        func: id,
+                        event: u32::try_from(index).unwrap_or(u32::MAX),
+                    }),
+                    project.trace_hop(enqueue),
+                ];
             }
         }
     }
