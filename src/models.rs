@@ -182,7 +182,7 @@ impl Models {
         let mut target: Option<ManagerTarget> = None;
         let start = match segs
             .iter()
-            .position(|s| matches!(s.name, "objects" | "_default_manager" | "all_objects"))
+            .position(|s| project.catalog.orm.managers.iter().any(|m| m == s.name))
         {
             Some(at) => {
                 let model = project.canonical(&QPath(segs[..at].to_vec()));

@@ -28,20 +28,6 @@ static NO_EFFECT: Effect = Effect {
     key: KeyStatus::Unknown,
 };
 
-/// Queryset methods that return one row.
-const ROW_METHODS: &[&str] = &[
-    "get",
-    "aget",
-    "first",
-    "afirst",
-    "last",
-    "alast",
-    "latest",
-    "alatest",
-    "earliest",
-    "aearliest",
-];
-
 /// Stands for the transaction of a function decorated `@transaction.atomic`.
 pub const FUNCTION_TRANSACTION: u32 = u32::MAX;
 
@@ -514,10 +500,13 @@ impl<'a> Project<'a> {
     /// comes from a base, so the path names the base's (`celery.Celery().task`).
     fn through_bases(&self, mut path: QPath) -> QPath {
         // `Model.objects.filter(...).get()` is a row: an instance, `Model()`.
-        if let Some(at) = path.0.iter().position(|s| s.name == "objects")
-            && let Some(row) = path.0[at + 1..]
-                .iter()
-                .position(|s| s.call != Call::No && ROW_METHODS.contains(&s.name))
+        if let Some(at) = path
+            .0
+            .iter()
+            .position(|s| self.catalog.orm.managers.iter().any(|m| m == s.name))
+            && let Some(row) = path.0[at + 1..].iter().position(|s| {
+                s.call != Call::No && self.catalog.orm.row_methods.iter().any(|m| m == s.name)
+            })
             && at > 0
         {
             let row = at + 1 + row;
@@ -987,7 +976,7 @@ impl<'a> Project<'a> {
 
     fn enqueue(&self, call: &CallSite, canonical: &QPath, caller: FuncId) -> Option<CallClass> {
         let method = call.method;
-        if matches!(method, "delay_on_commit" | "apply_async_on_commit") {
+        if self.catalog.enqueues_on_commit(method) {
             return Some(CallClass::Enqueue {
                 deferred_to_commit: true,
             });
@@ -1128,7 +1117,7 @@ impl<'a> Project<'a> {
                 },
             );
         Some(Effect {
-            kind: heuristic_kind(&receiver_lower, method),
+            kind: self.catalog.heuristic_kind(&receiver_lower, method),
             sink: None,
             random_default: false,
             key,
@@ -1692,24 +1681,6 @@ fn find_field<'v>(value: &'v Value, field: &str, depth: u32) -> Option<&'v Value
             find_field(v, field, depth + 1)
         }
     })
-}
-
-fn heuristic_kind(receiver: &str, method: &str) -> EffectKind {
-    let text = format!("{receiver}.{method}");
-    if ["mail", "smtp"].iter().any(|w| text.contains(w)) {
-        EffectKind::Email
-    } else if ["sms", "push", "notif", "slack", "telegram", "twilio"]
-        .iter()
-        .any(|w| text.contains(w))
-    {
-        EffectKind::Message
-    } else if text.contains("webhook") {
-        EffectKind::Http
-    } else if ["publish"].iter().any(|w| text.contains(w)) {
-        EffectKind::Publish
-    } else {
-        EffectKind::Payment
-    }
 }
 
 /// Whether a block or one of its ancestors is a `with` whose context manager satisfies `pred`.

@@ -321,6 +321,9 @@ pub struct Catalog {
     pub celery_settings: CelerySettingsSpec,
     pure: Pure,
     binders: PatternSet<()>,
+    pub orm: Orm,
+    guards: Guards,
+    vocabulary: Vocabulary,
 }
 
 /// A sink declared by the user in `[tool.twice.effects]`.
@@ -359,6 +362,32 @@ struct RawCatalog {
     celery_settings: CelerySettingsSpec,
     pure: Pure,
     binders: RawCalls,
+    pub orm: Orm,
+    guards: Guards,
+    vocabulary: Vocabulary,
+}
+
+/// The ORM's vocabulary: managers, row-returning and loading methods.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Orm {
+    pub managers: Vec<String>,
+    pub row_methods: Vec<String>,
+    pub loaders: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct Guards {
+    done_check_methods: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct Vocabulary {
+    enqueue_on_commit: Vec<String>,
+    logging_methods: Vec<String>,
+    kind_words: HashMap<EffectKind, Vec<String>>,
 }
 
 /// Calls that never matter to a rule: no event is kept for them.
@@ -865,6 +894,9 @@ impl Catalog {
             celery_settings: raw.celery_settings,
             pure: raw.pure,
             binders: pattern_set(&raw.binders.calls),
+            orm: raw.orm,
+            guards: raw.guards,
+            vocabulary: raw.vocabulary,
         }
     }
 
@@ -887,6 +919,42 @@ impl Catalog {
                 path
             })
         })
+    }
+
+    /// Whether a method's result, tested by a guard, is a done-check.
+    pub fn is_done_check(&self, method: &str) -> bool {
+        self.guards.done_check_methods.iter().any(|m| m == method)
+    }
+
+    /// Whether an enqueue method waits for the commit itself (`delay_on_commit`).
+    pub fn enqueues_on_commit(&self, method: &str) -> bool {
+        self.vocabulary
+            .enqueue_on_commit
+            .iter()
+            .any(|m| m == method)
+    }
+
+    pub fn is_logging(&self, method: &str) -> bool {
+        self.vocabulary.logging_methods.iter().any(|m| m == method)
+    }
+
+    /// The kind of a heuristic effect from the words of its receiver and method.
+    pub fn heuristic_kind(&self, receiver: &str, method: &str) -> EffectKind {
+        let text = format!("{receiver}.{method}");
+        [
+            EffectKind::Email,
+            EffectKind::Message,
+            EffectKind::Http,
+            EffectKind::Publish,
+        ]
+        .into_iter()
+        .find(|kind| {
+            self.vocabulary
+                .kind_words
+                .get(kind)
+                .is_some_and(|words| words.iter().any(|w| text.contains(w.as_str())))
+        })
+        .unwrap_or(EffectKind::Payment)
     }
 
     /// `functools.partial(f, ...)`: a call whose result calls its first argument.

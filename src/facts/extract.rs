@@ -963,18 +963,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     Expr::Name(name) => name.id.as_str(),
                     _ => return None,
                 };
-                if matches!(
-                    method,
-                    "exists"
-                        | "aexists"
-                        | "get"
-                        | "exists_key"
-                        | "sismember"
-                        | "hexists"
-                        | "has_key"
-                        | "is_done"
-                        | "already_processed"
-                ) {
+                if self.ex.catalog.is_done_check(method) {
                     return Some(GuardTest::DoneCheck);
                 }
                 value.path.clone().map(|path| GuardTest::Helper { path })
@@ -983,7 +972,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 let local = self.lookup_local(name.id.as_str())?;
                 let path = local.path?;
                 let method = path.last_name()?;
-                if matches!(method, "exists" | "aexists" | "get") {
+                if self.ex.catalog.is_done_check(method) {
                     Some(GuardTest::DoneCheck)
                 } else if path.is_call() {
                     Some(GuardTest::Helper { path })

@@ -40,21 +40,6 @@ declare_rule! {
     };
 }
 
-/// Queryset methods that load an existing row.
-const LOADERS: &[&str] = &[
-    "get",
-    "aget",
-    "first",
-    "last",
-    "latest",
-    "earliest",
-    "get_or_create",
-    "update_or_create",
-    "aget_or_create",
-    "get_object_or_404",
-    "select_for_update",
-];
-
 pub fn check(checker: &mut Checker, task: &TaskView) {
     if !checker.enabled(&RULE) {
         return;
@@ -87,7 +72,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         {
             continue;
         }
-        if !loaded_from_database(call) {
+        if !loaded_from_database(call, &checker.project.catalog.orm.loaders) {
             continue;
         }
         let Some(var) = &call.receiver_var else {
@@ -123,12 +108,12 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     }
 }
 
-fn loaded_from_database(call: &CallSite) -> bool {
+fn loaded_from_database(call: &CallSite, loaders: &[String]) -> bool {
     let Some(path) = &call.path else { return false };
     let receiver = &path.0[..path.0.len().saturating_sub(1)];
     receiver
         .iter()
-        .any(|seg| seg.call != Call::No && LOADERS.contains(&seg.name))
+        .any(|seg| seg.call != Call::No && loaders.iter().any(|l| l == seg.name))
         && !receiver
             .iter()
             .any(|seg| seg.call != Call::No && matches!(seg.name, "create" | "acreate"))

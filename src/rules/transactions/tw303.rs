@@ -47,9 +47,6 @@ declare_rule! {
     };
 }
 
-/// Methods that release a set-if-absent key: used that way, the key is a lock, not a marker.
-const RELEASES: &[&str] = &["delete", "unlink", "release", "delete_many", "adelete"];
-
 pub fn check(checker: &mut Checker, task: &TaskView) {
     if !checker.enabled(&RULE) {
         return;
@@ -68,7 +65,9 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             GuardTest::Integrity {
                 marker: Some(marker),
             } => (*marker, true),
-            GuardTest::NotMarker { marker } if !releases_keys(function) => (*marker, false),
+            GuardTest::NotMarker { marker } if !releases_keys(project, function) => {
+                (*marker, false)
+            }
             _ => continue,
         };
         let Some(marker_index) = call_index_at(function, marker) else {
@@ -118,9 +117,9 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
 }
 
 /// Whether the function releases set-if-absent keys (in a `finally`): then they are locks.
-fn releases_keys(function: &crate::facts::Function) -> bool {
+fn releases_keys(project: &Project, function: &crate::facts::Function) -> bool {
     function.events.iter().any(|event| {
-        matches!(&event.kind, EventKind::Call(call) if RELEASES.contains(&call.method))
+        matches!(&event.kind, EventKind::Call(call) if project.catalog.lock_release.methods.iter().any(|m| m == call.method))
             && function
                 .block_kinds(event.block)
                 .any(|k| matches!(k, crate::facts::BlockKind::Finally))
@@ -138,18 +137,6 @@ fn work_range(function: &crate::facts::Function, index: usize) -> TextRange {
         EventKind::AttrAssign(assign) => assign.range,
     }
 }
-
-/// Logging calls are not work.
-const LOGGING: &[&str] = &[
-    "debug",
-    "info",
-    "warning",
-    "warn",
-    "error",
-    "exception",
-    "critical",
-    "log",
-];
 
 /// The work a marker protects: effects, state writes, calls into the project, and calls into
 /// other code (an imported `apply_update(...)`), but not logging or builtins.
@@ -171,7 +158,7 @@ fn is_work(project: &Project, task: &TaskView, index: usize) -> bool {
         return true;
     }
     call.path.as_ref().is_some_and(|path| {
-        path.0.len() >= 2 && path.0[0].name != "self" && !LOGGING.contains(&&*call.method)
+        path.0.len() >= 2 && path.0[0].name != "self" && !project.catalog.is_logging(call.method)
     })
 }
 
