@@ -1000,7 +1000,7 @@ impl<'a> Project<'a> {
                 .is_some_and(|spec| spec.enqueue_methods.iter().any(|m| m == method))
         {
             return Some(CallClass::Enqueue {
-                deferred_to_commit: false,
+                deferred_to_commit: self.base_defers_to_commit(task),
             });
         }
         // Calling a Huey task enqueues it.
@@ -1022,6 +1022,37 @@ impl<'a> Project<'a> {
             });
         }
         None
+    }
+
+    /// Whether the task's `base=` class enqueues through the commit: its `apply_async` (which
+    /// `delay` calls too) hands the message to `transaction.on_commit`.
+    fn base_defers_to_commit(&self, task: &Task) -> bool {
+        let Some(base) = task.options.get("base").and_then(|v| v.path.as_ref()) else {
+            return false;
+        };
+        let base = self.canonical(base).dotted();
+        let Some(apply_async) = self.find_method(&base, "apply_async", 0) else {
+            return false;
+        };
+        let Some(facts) = self.facts(apply_async.file) else {
+            return false;
+        };
+        // The method and the functions nested in it (a callback handed to `on_commit`).
+        facts.functions.iter().enumerate().any(|(i, function)| {
+            let inside = i == apply_async.func as usize
+                || outermost(facts, function).qualname
+                    == facts.functions[apply_async.func as usize].qualname;
+            inside
+                && function.events.iter().any(|event| match &event.kind {
+                    EventKind::Call(call) => {
+                        self.catalog.enqueues_on_commit(call.method)
+                            || call.path.as_ref().is_some_and(|p| {
+                                self.catalog.transactions.is_on_commit(&self.canonical(p))
+                            })
+                    }
+                    _ => false,
+                })
+        })
     }
 
     fn sink_effect(&self, index: u32, sink: &Sink, call: &CallSite) -> Option<Effect> {

@@ -7,40 +7,104 @@ pub mod tw403;
 use ruff_text_size::TextRange;
 
 use crate::catalog::{LockApi, LockKind, Ttl};
-use crate::facts::{BlockKind, CallSite, EventKind, Value};
+use crate::facts::{BlockKind, CallSite, Decorator, EventKind, Function, Param, Value};
 use crate::i18n::{Lang, tr};
 use crate::project::Project;
 use crate::rules::TaskView;
 
-/// A lock a task takes.
+/// A lock a task takes, itself or through a decorator applied to it.
 pub struct LockUse<'a> {
     pub call: &'a CallSite,
     pub api: &'a LockApi,
+    /// Where to report it: the call in the task, or the decorator line.
+    pub file: u32,
+    pub at: TextRange,
+    /// For a lock taken by a decorator: the decorator as applied (its arguments give values to
+    /// the decorator function's parameters) and those parameters.
+    pub via: Option<(&'a Decorator, &'a [Param])>,
 }
 
 /// The locks a task takes: lock APIs, and set-if-absent keys that the task releases (in a
 /// `finally` or a `with`). Set-if-absent keys never released are markers (TW303), not locks.
 pub fn locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>> {
-    let function = task.function;
-    let releases = function.events.iter().any(|event| {
-        matches!(&event.kind, EventKind::Call(call) if project.catalog.lock_release.methods.iter().any(|m| **m == *call.method))
-            && function.block_kinds(event.block).any(|k| matches!(k, BlockKind::Finally))
-    });
     let mut found = Vec::new();
-    for event in &function.events {
-        let EventKind::Call(call) = &event.kind else {
+    for (call, api) in lock_calls(project, &[task.function]) {
+        found.push(LockUse {
+            call,
+            api,
+            file: task.id.file,
+            at: call.range,
+            via: None,
+        });
+    }
+    // A project decorator applied to the task that takes a lock around it.
+    for decorator in &task.function.decorators {
+        let Some(path) = &decorator.path else {
             continue;
         };
-        let Some(path) = &call.path else { continue };
-        let Some(api) = project.catalog.lock(&project.canonical(path), call) else {
+        let Some(id) = project.resolve_function(&project.canonical(path), Some(task.id)) else {
             continue;
         };
-        if api.kind == LockKind::SetIfAbsent && !releases {
+        let (Some(facts), Some(outer)) = (project.facts(id.file), project.function(id)) else {
             continue;
+        };
+        let functions: Vec<&Function> = facts
+            .functions
+            .iter()
+            .filter(|f| std::ptr::eq(*f, outer) || is_nested_in(facts, f, outer))
+            .collect();
+        for (call, api) in lock_calls(project, &functions) {
+            found.push(LockUse {
+                call,
+                api,
+                file: task.id.file,
+                at: decorator.range,
+                via: Some((decorator, outer.params.as_slice())),
+            });
         }
-        found.push(LockUse { call, api });
     }
     found
+}
+
+/// Lock calls in these functions; set-if-absent keys count only when released in a `finally`.
+fn lock_calls<'a>(
+    project: &'a Project,
+    functions: &[&'a Function],
+) -> Vec<(&'a CallSite, &'a LockApi)> {
+    let releases = functions.iter().any(|function| {
+        function.events.iter().any(|event| {
+            matches!(&event.kind, EventKind::Call(call) if project.catalog.lock_release.methods.iter().any(|m| **m == *call.method))
+                && function.block_kinds(event.block).any(|k| matches!(k, BlockKind::Finally))
+        })
+    });
+    let mut found = Vec::new();
+    for function in functions {
+        for event in &function.events {
+            let EventKind::Call(call) = &event.kind else {
+                continue;
+            };
+            let Some(path) = &call.path else { continue };
+            let Some(api) = project.catalog.lock(&project.canonical(path), call) else {
+                continue;
+            };
+            if api.kind == LockKind::SetIfAbsent && !releases {
+                continue;
+            }
+            found.push((&**call, api));
+        }
+    }
+    found
+}
+
+fn is_nested_in(facts: &crate::facts::ModuleFacts, function: &Function, outer: &Function) -> bool {
+    let mut current = function.parent.and_then(|p| facts.functions.get(p));
+    while let Some(parent) = current {
+        if std::ptr::eq(parent, outer) {
+            return true;
+        }
+        current = parent.parent.and_then(|p| facts.functions.get(p));
+    }
+    false
 }
 
 /// Whether the task extends its locks while it works (`lock.extend()`, `auto_renewal=True`).
@@ -142,10 +206,25 @@ pub fn ttl_seconds<'c>(
     lock: &LockUse<'c>,
 ) -> Result<Option<(i64, TextRange)>, Ttl<'c>> {
     match lock.api.ttl(lock.call) {
-        Ttl::Given(value, unit) => Ok(project
-            .constant(value)
-            .and_then(|v| v.as_int())
-            .map(|v| (unit.seconds(v), value.range))),
+        Ttl::Given(value, unit) => {
+            // In a decorator, the TTL may be one of its parameters: the decorator's argument.
+            let value = match (lock.via, value.name) {
+                (Some((decorator, params)), Some(name))
+                    if value.path.as_ref().is_some_and(|p| p.0.len() == 1) =>
+                {
+                    params
+                        .iter()
+                        .position(|p| p.name == name)
+                        .and_then(|i| decorator.keyword(name).or_else(|| decorator.args.get(i)))
+                        .unwrap_or(value)
+                }
+                _ => value,
+            };
+            Ok(project
+                .constant(value)
+                .and_then(|v| v.as_int())
+                .map(|v| (unit.seconds(v), value.range)))
+        }
         other => Err(other),
     }
 }

@@ -69,7 +69,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                     seconds = seconds,
                     what = what
                 );
-                found.push((lock.call.range, message, Severity::Error));
+                found.push((lock.file, lock.at, message, Severity::Error));
             }
             TimeLimit::None => {
                 let message = tr!(
@@ -79,14 +79,14 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                     ttl = ttl,
                     task = task.function.name
                 );
-                found.push((lock.call.range, message, Severity::Warning));
+                found.push((lock.file, lock.at, message, Severity::Warning));
             }
             _ => {}
         }
     }
-    for (range, message, severity) in found {
+    for (file, range, message, severity) in found {
         let help = tr!(lang, "tw401.help");
-        let diagnostic = checker.report(&RULE, task.id.file, range, message, help);
+        let diagnostic = checker.report(&RULE, file, range, message, help);
         diagnostic.severity = severity;
     }
 }

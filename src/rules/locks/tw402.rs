@@ -43,13 +43,13 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let mut found = Vec::new();
     for lock in locks(project, task) {
         if let Err(Ttl::Forever) = ttl_seconds(project, &lock) {
-            found.push((lock.call.range, lock.api.api.clone()));
+            found.push((lock.file, lock.at, lock.api.api.clone()));
         }
     }
     let lang = checker.lang;
-    for (range, api) in found {
+    for (file, range, api) in found {
         let message = tr!(lang, "tw402.message", api = api, task = task.function.name);
         let help = tr!(lang, "tw402.help");
-        checker.report(&RULE, task.id.file, range, message, help);
+        checker.report(&RULE, file, range, message, help);
     }
 }
