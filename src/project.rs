@@ -499,6 +499,10 @@ impl<'a> Project<'a> {
     /// `mod.Sub().task` where the project class `Sub` does not define `task`: the member
     /// comes from a base, so the path names the base's (`celery.Celery().task`).
     fn through_bases(&self, mut path: QPath) -> QPath {
+        // A path that already names a known sink is what it is.
+        if self.catalog.sink(&path).is_some() {
+            return path;
+        }
         // `Model.objects.filter(...).get()` is a row: an instance, `Model()`.
         if let Some(at) = path
             .0
@@ -525,7 +529,14 @@ impl<'a> Project<'a> {
             }
             let class_name = QPath(path.0[..=at].to_vec()).dotted();
             let Some((_, class)) = self.class(&class_name) else {
-                return path;
+                // `helper().send()`: a project function's call stands for what it returns.
+                match self.returned_path(&QPath(path.0[..=at].to_vec())) {
+                    Some(returned) => {
+                        path = returned.join(&path.0[at + 1..]);
+                        continue;
+                    }
+                    None => return path,
+                }
             };
             let member = path.0[at + 1].name;
             // `order.customer` where `customer` is a relation: an instance of the related model.
@@ -538,6 +549,15 @@ impl<'a> Project<'a> {
                 continue;
             }
             if self.class_defines(class, member, 0) {
+                // `obj.get_backend().send_messages(...)`: a method's call stands for what it
+                // returns, when it always returns the same kind of value.
+                if path.0[at + 1].call != Call::No
+                    && at + 2 < path.0.len()
+                    && let Some(returned) = self.returned_path(&QPath(path.0[..=at + 1].to_vec()))
+                {
+                    path = returned.join(&path.0[at + 2..]);
+                    continue;
+                }
                 return path;
             }
             // The first base outside the project carries the member.
@@ -551,6 +571,56 @@ impl<'a> Project<'a> {
             path = next.join(&path.0[at + 1..]);
         }
         path
+    }
+
+    /// What a call of a project function or method returns, when all its `return` statements
+    /// return a call of the same path (`return get_connection(...)`): that path, canonical.
+    fn returned_path(&self, call: &QPath) -> Option<QPath> {
+        // Functions returning each other's calls would recurse through `canonical`: bound it.
+        thread_local! {
+            static DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+        }
+        if DEPTH.get() > 8 {
+            return None;
+        }
+        DEPTH.set(DEPTH.get() + 1);
+        let result = self.returned_path_inner(call);
+        DEPTH.set(DEPTH.get() - 1);
+        result
+    }
+
+    fn returned_path_inner(&self, call: &QPath) -> Option<QPath> {
+        let id = self.resolve_function(call, None)?;
+        let function = self.function(id)?;
+        // Calls returned by name: a bare local (`return klass(...)`) says nothing.
+        let mut returned: Vec<QPath> = Vec::new();
+        for value in &function.returns {
+            let Some(path) = value
+                .path
+                .as_ref()
+                .filter(|p| p.is_call() && p.0.len() >= 2)
+            else {
+                continue;
+            };
+            // `return self.event.get_backend()`: `self` is the method's class.
+            let path = if path.0[0].name == "self" {
+                self.with_self(path, id)
+            } else {
+                path.clone()
+            };
+            if path.0[0].name != "self" && !returned.contains(&path) {
+                returned.push(path);
+            }
+        }
+        // One kind of value, or, when branches differ, the one from outside the project
+        // (`get_connection(...)` rather than a project subclass of a backend).
+        let chosen = match returned.as_slice() {
+            [] => return None,
+            [only] => only,
+            several => several.iter().find(|p| !self.roots.contains(p.0[0].name))?,
+        };
+        // A function returning its own call (recursion) names nothing new.
+        (chosen != call).then(|| self.canonical(chosen))
     }
 
     fn class_defines(&self, class: &Class, member: &str, depth: u32) -> bool {

@@ -81,6 +81,9 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let Some((_, write)) = write_after else {
             continue;
         };
+        if claimed_before(project, task, effect.index) {
+            continue;
+        }
         seen.push(effect.index);
         let EventKind::Call(write_call) = &write.kind else {
             continue;
@@ -102,4 +105,33 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             diagnostic.trace = effect.trace.clone();
         }
     }
+}
+
+/// The at-most-once choice: a done-guard in a transaction that also writes a state (a claim,
+/// `status = "inflight"`) before the effect. After a crash the redelivery stops at the guard; the
+/// effect may be lost, but it is not repeated.
+fn claimed_before(project: &crate::project::Project, task: &TaskView, effect: usize) -> bool {
+    let function = task.function;
+    let target = function.events[effect].block;
+    function.events[..effect]
+        .iter()
+        .enumerate()
+        .any(|(g, guard)| {
+            let EventKind::Guard(_) = &guard.kind else {
+                return false;
+            };
+            let Some(&tx) = project.transactions_around(task.id, guard.block).last() else {
+                return false;
+            };
+            let in_tx = |block| {
+                tx == crate::project::FUNCTION_TRANSACTION || function.block_within(block, tx)
+            };
+            !function.exclusive(guard.block, target)
+                && (g + 1..effect).any(|w| {
+                    let event = &function.events[w];
+                    in_tx(event.block)
+                        && project.writes_state(task.id, w)
+                        && project.effects_at(task.id, w).is_empty()
+                })
+        })
 }
