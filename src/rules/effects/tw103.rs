@@ -41,6 +41,9 @@ declare_rule! {
     ///         shipment.save(update_fields=["notified"])
     ///     send_mail("Shipped", "...", None, [shipment.email])
     /// ```
+    /// A claim counts the same: when the guard's transaction writes a state before the effect
+    /// (`status = "sending"`) and the final state (`"sent"`) follows the effect, the effect is
+    /// at most once and is not reported.
     pub const RULE = {
         code: "TW103",
         name: "crash-window-after-effect",
