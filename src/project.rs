@@ -1624,7 +1624,11 @@ pub fn dominating_guards(
             let EventKind::Guard(guard) = &event.kind else {
                 return None;
             };
-            guard_covers(function, event.block, target.block).then_some(&guard.test)
+            let is_guard = !matches!(
+                guard.test,
+                GuardTest::Precondition | GuardTest::StateNot { .. }
+            );
+            (is_guard && guard_covers(function, event.block, target.block)).then_some(&guard.test)
         })
 }
 

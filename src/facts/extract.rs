@@ -270,7 +270,8 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
     }
 
-    fn finish(self) {
+    fn finish(mut self) {
+        resolve_state_guards(&mut self.events);
         let func = &mut self.ex.functions[self.func];
         func.events = self.events;
         func.blocks = self.blocks;
@@ -955,7 +956,21 @@ impl<'e, 'c> Walker<'e, 'c> {
                     &*compare.left,
                     Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)
                 );
-                (positive && !is_none_check && on_attribute).then_some(GuardTest::DoneCheck)
+                if positive && !is_none_check && on_attribute {
+                    return Some(GuardTest::DoneCheck);
+                }
+                // `if x.status != "pending": return`: a state machine when the function later
+                // writes `status`, decided in `finish` once the rest of the body is known.
+                let negative = compare
+                    .ops
+                    .iter()
+                    .all(|op| matches!(op, CmpOp::NotEq | CmpOp::NotIn));
+                match &*compare.left {
+                    Expr::Attribute(attr) if negative => Some(GuardTest::StateNot {
+                        field: intern(attr.attr.as_str()),
+                    }),
+                    _ => None,
+                }
             }
             Expr::Call(call) => {
                 let method = match &*call.func {
@@ -1618,5 +1633,33 @@ fn int_op(a: i64, b: i64, op: Operator) -> Option<i64> {
         Operator::Pow => u32::try_from(b).ok().and_then(|b| a.checked_pow(b)),
         Operator::Mod => a.checked_rem_euclid(b),
         _ => None,
+    }
+}
+
+/// A `StateNot { field }` guard (`if x.status != "pending": return`) is a done-check when a later
+/// event writes that field (`x.status = "sent"`, `.update(status="sent")`), and a precondition
+/// otherwise.
+fn resolve_state_guards(events: &mut [Event]) {
+    for index in 0..events.len() {
+        let EventKind::Guard(Guard {
+            test: GuardTest::StateNot { field },
+            ..
+        }) = &events[index].kind
+        else {
+            continue;
+        };
+        let field = *field;
+        let written = events[index + 1..].iter().any(|event| match &event.kind {
+            EventKind::AttrAssign(assign) => assign.attr == field,
+            EventKind::Call(call) => call.keywords.iter().any(|(name, _)| *name == field),
+            EventKind::Guard(_) => false,
+        });
+        if let EventKind::Guard(guard) = &mut events[index].kind {
+            guard.test = if written {
+                GuardTest::DoneCheck
+            } else {
+                GuardTest::Precondition
+            };
+        }
     }
 }

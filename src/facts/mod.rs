@@ -356,6 +356,12 @@ pub enum GuardTest {
     Integrity { marker: Option<TextRange> },
     /// `if helper(...):`, a done-check when the helper's summary says so.
     Helper { path: QPath },
+    /// `if x.status != "pending": return` when the function never writes `status` afterwards:
+    /// a precondition, not a done-check (with a later write, the same test is a `DoneCheck`).
+    Precondition,
+    /// `if x.field != value:` (or `not in`) while the body is being read; `finish` turns it into
+    /// `DoneCheck` or `Precondition`, so no later pass sees it.
+    StateNot { field: &'static str },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-use crate::facts::EventKind;
+use crate::facts::{EventKind, GuardTest};
 use crate::i18n::tr;
 use crate::project::KeyStatus;
 use crate::rules::{Checker, TaskView, declare_rule, effect_clause};
@@ -6,7 +6,9 @@ use crate::rules::{Checker, TaskView, declare_rule, effect_clause};
 declare_rule! {
     /// ## What it does
     /// Reports a guarded effect without key support whose done state is written only **after**
-    /// it (`x.notified = True; x.save()`, `.update(status="sent")` following the send).
+    /// it (`x.notified = True; x.save()`, `.update(status="sent")` following the send). The guard
+    /// may test the done state (`if x.notified:`) or the pending one (`if x.status != "queued":
+    /// return`, when the task writes `status` later; without that write it is a precondition).
     ///
     /// ## Why it matters on a second run
     /// A crash between the effect and the write — an OOM kill, a deploy's SIGTERM, a lost
@@ -120,9 +122,12 @@ fn claimed_before(project: &crate::project::Project, task: &TaskView, effect: us
         .iter()
         .enumerate()
         .any(|(g, guard)| {
-            let EventKind::Guard(_) = &guard.kind else {
+            let EventKind::Guard(test) = &guard.kind else {
                 return false;
             };
+            if matches!(test.test, GuardTest::Precondition) {
+                return false;
+            }
             let Some(&tx) = project.transactions_around(task.id, guard.block).last() else {
                 return false;
             };
