@@ -5,33 +5,14 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{project, stderr, stdout, twice};
+use common::{example_and_fixtures, places, project, root, stderr, stdout, twice};
 use twice::check::{Report, analyse, check};
 use twice::config::{Overrides, Settings};
 use twice::i18n::Lang;
 use twice::review::{TaskReview, review_in};
 use twice::rules::ALL;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The example project and every rule fixture.
-fn fixtures() -> Vec<PathBuf> {
-    let mut all = vec![root().join("examples/shop")];
-    for group in std::fs::read_dir(root().join("resources/test/fixtures")).expect("fixtures") {
-        let group = group.expect("entry").path();
-        if group.is_dir() {
-            for entry in std::fs::read_dir(&group).expect("group") {
-                all.push(entry.expect("entry").path());
-            }
-        }
-    }
-    all.sort();
-    all
-}
 
 fn settings(lang: Lang) -> Settings {
     let overrides = Overrides {
@@ -146,21 +127,6 @@ fn assert_russian(text: &str, what: &str) {
     );
 }
 
-fn places(report: &Report) -> BTreeSet<(String, usize, &'static str)> {
-    report
-        .diagnostics
-        .iter()
-        .map(|d| {
-            let file = &report.files[d.file as usize];
-            (
-                file.display.clone(),
-                file.location(d.range.start()).0,
-                d.code,
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn every_rule_has_both_languages() {
     for rule in ALL {
@@ -208,10 +174,15 @@ fn every_rule_has_both_languages() {
 #[test]
 fn diagnostics_of_every_fixture_are_in_russian_at_the_same_places() {
     let mut codes = BTreeSet::new();
-    for fixture in fixtures() {
+    for fixture in example_and_fixtures() {
         let english = check_in(&fixture, Lang::En);
         let russian = check_in(&fixture, Lang::Ru);
-        assert_eq!(places(&english), places(&russian), "{}", fixture.display());
+        assert_eq!(
+            places(&english).into_iter().collect::<BTreeSet<_>>(),
+            places(&russian).into_iter().collect::<BTreeSet<_>>(),
+            "{}",
+            fixture.display()
+        );
         for (en, ru) in english.diagnostics.iter().zip(&russian.diagnostics) {
             let at = format!("{} {}", fixture.display(), ru.code);
             assert!(
@@ -238,7 +209,7 @@ fn diagnostics_of_every_fixture_are_in_russian_at_the_same_places() {
 #[test]
 fn reviews_are_in_russian() {
     let mut steps = 0;
-    for fixture in fixtures() {
+    for fixture in example_and_fixtures() {
         let english = review_of(&fixture, Lang::En);
         let russian = review_of(&fixture, Lang::Ru);
         assert_eq!(english.len(), russian.len(), "{}", fixture.display());

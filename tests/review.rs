@@ -1,41 +1,26 @@
 //! `twice review`: verdicts agree with the diagnostics twice reports for each task, the example's
 //! Markdown report is a reviewed snapshot, and `--changed-since` limits the report.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Stdio};
 
+use common::{example_and_fixtures, root};
 use twice::check::analyse;
 use twice::config::{Overrides, Settings};
 use twice::render::review::{ReviewFormat, render_review};
 use twice::review::{TaskReview, Verdict, review, verdict_of};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn reviews_of(path: &Path) -> Vec<TaskReview> {
     let settings = Settings::resolve(None, &Overrides::default(), &root()).expect("settings");
     analyse(&[path.to_path_buf()], None, &settings, &root(), 2, review).1
 }
 
-fn fixtures() -> Vec<PathBuf> {
-    let mut all = vec![root().join("examples/shop")];
-    for group in std::fs::read_dir(root().join("resources/test/fixtures")).expect("fixtures") {
-        let group = group.expect("entry").path();
-        if group.is_dir() {
-            for entry in std::fs::read_dir(&group).expect("group") {
-                all.push(entry.expect("entry").path());
-            }
-        }
-    }
-    all.sort();
-    all
-}
-
 #[test]
 fn verdicts_agree_with_the_diagnostics() {
     let mut seen = [0usize; 4];
-    for fixture in fixtures() {
+    for fixture in example_and_fixtures() {
         for task in reviews_of(&fixture) {
             let codes: Vec<&str> = task.findings.iter().map(|f| f.code).collect();
             assert_eq!(

@@ -1,9 +1,12 @@
 //! No input makes twice panic, hang or exhaust memory: each case of issue 5 has a test. Cases
 //! run through the library (as `twice check` does) or the binary where exit codes matter.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use common::places;
 use twice::check::{Report, check};
 use twice::config::{Overrides, Settings};
 use twice::render::{OutputFormat, render};
@@ -11,21 +14,6 @@ use twice::render::{OutputFormat, render};
 fn run(paths: &[PathBuf], cwd: &Path, threads: usize) -> Report {
     let settings = Settings::resolve(None, &Overrides::default(), cwd).expect("settings");
     check(paths, &settings, cwd, threads)
-}
-
-fn codes(report: &Report) -> Vec<(String, usize, &'static str)> {
-    report
-        .diagnostics
-        .iter()
-        .map(|d| {
-            let file = &report.files[d.file as usize];
-            (
-                file.display.clone(),
-                file.location(d.range.start()).0,
-                d.code,
-            )
-        })
-        .collect()
 }
 
 const TASK: &str = "import stripe\nfrom celery import shared_task\n\n\n@shared_task\ndef charge(order_id):\n    stripe.Charge.create(amount=1)\n";
@@ -69,7 +57,7 @@ fn deep_nesting_is_reported_not_a_crash() {
     write(dir.path(), "blocks.py", blocks.as_bytes());
     write(dir.path(), "tasks.py", TASK.as_bytes());
     let report = run(&[dir.path().to_path_buf()], dir.path(), 2);
-    let found = codes(&report);
+    let found = places(&report);
     for name in ["lists.py", "unary.py", "attrs.py"] {
         assert!(
             found.iter().any(|(f, _, c)| f == name && *c == "TW001"),
@@ -107,7 +95,7 @@ fn encodings_line_endings_and_odd_files() {
     let binary: Vec<u8> = (0..=255u8).cycle().take(4096).collect();
     write(dir.path(), "binary.py", &binary);
     let report = run(&[dir.path().to_path_buf()], dir.path(), 2);
-    let found = codes(&report);
+    let found = places(&report);
     for name in ["bom.py", "crlf.py", "cr.py", "tabs.py", "formfeed.py"] {
         assert!(
             found.contains(&(name.to_string(), 7, "TW101")),
@@ -146,7 +134,7 @@ fn a_fifty_megabyte_file() {
     text.push_str("\"\"\"\n");
     write(dir.path(), "big.py", text.as_bytes());
     let report = run(&[dir.path().join("big.py")], dir.path(), 2);
-    assert_eq!(codes(&report), vec![("big.py".to_string(), 7, "TW101")]);
+    assert_eq!(places(&report), vec![("big.py".to_string(), 7, "TW101")]);
 }
 
 #[cfg(unix)]
@@ -160,7 +148,7 @@ fn symlink_loops_and_dangling_links_terminate() {
     std::os::unix::fs::symlink(dir.path().join("missing.py"), pkg.join("dangling.py"))
         .expect("dangling symlink");
     let report = run(&[dir.path().to_path_buf()], dir.path(), 2);
-    let found = codes(&report);
+    let found = places(&report);
     assert_eq!(
         found.iter().filter(|(_, _, c)| *c == "TW101").count(),
         1,
@@ -199,7 +187,7 @@ fn many_tiny_files() {
     write(dir.path(), "tasks.py", TASK.as_bytes());
     let report = run(&[dir.path().to_path_buf()], dir.path(), 2);
     assert_eq!(report.files.len(), count + 1);
-    assert_eq!(codes(&report).len(), 1);
+    assert_eq!(places(&report).len(), 1);
 }
 
 #[test]
@@ -227,7 +215,7 @@ fn a_syntax_error_before_a_multibyte_character_renders() {
     let dir = tempfile::tempdir().expect("tmp");
     std::fs::copy(&input, dir.path().join("mutant.py")).expect("copy");
     let report = run(&[dir.path().to_path_buf()], dir.path(), 1);
-    assert!(codes(&report).iter().any(|(_, _, c)| *c == "TW001"));
+    assert!(places(&report).iter().any(|(_, _, c)| *c == "TW001"));
     let mut out = Vec::new();
     render(&mut out, &report, OutputFormat::Full, false).expect("render");
     let text = String::from_utf8(out).expect("utf-8");

@@ -1,11 +1,13 @@
-//! Helpers shared by the command-line tests: run the binary, make a project in a temporary
-//! folder.
+//! Helpers shared by the integration tests: run the binary, make a project in a temporary
+//! folder, list the example and the fixtures, and say where diagnostics landed.
 
 #![allow(dead_code)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+use twice::check::Report;
 
 pub fn twice(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_twice"))
@@ -68,3 +70,38 @@ pub const UNKEYED: &str = "import stripe\nfrom celery import shared_task\n\n\n@s
 
 /// A task that sends an e-mail without a guard (TW102 on line 7).
 pub const MAILER: &str = "from celery import shared_task\nfrom django.core.mail import send_mail\n\n\n@shared_task\ndef notify(user_id):\n    send_mail(\"Hi\", \"body\", None, [\"a@example.com\"])\n";
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The example project and every rule fixture.
+pub fn example_and_fixtures() -> Vec<PathBuf> {
+    let mut all = vec![root().join("examples/shop")];
+    for group in std::fs::read_dir(root().join("resources/test/fixtures")).expect("fixtures") {
+        let group = group.expect("entry").path();
+        if group.is_dir() {
+            for entry in std::fs::read_dir(&group).expect("group") {
+                all.push(entry.expect("entry").path());
+            }
+        }
+    }
+    all.sort();
+    all
+}
+
+/// (file as displayed, line, code) of every diagnostic, in report order.
+pub fn places(report: &Report) -> Vec<(String, usize, &'static str)> {
+    report
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let file = &report.files[d.file as usize];
+            (
+                file.display.clone(),
+                file.location(d.range.start()).0,
+                d.code,
+            )
+        })
+        .collect()
+}
