@@ -16,6 +16,12 @@ use crate::parse::SourceFile;
 use crate::path::{Call, QPath, Seg};
 use crate::settings::CelerySettings;
 
+thread_local! {
+    /// Set when [`Project::returned_path`] stopped at its recursion bound during the current
+    /// [`Project::canonical`] computation.
+    static CUT_SHORT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// At most this many effects are kept per function summary: enough to report, bounded for
 /// helpers that reach many.
 const MAX_REACHED: usize = 16;
@@ -165,6 +171,9 @@ pub struct Project<'a> {
     /// First components of the project's module names (`shop` of `shop.orders.tasks`).
     roots: HashSet<&'static str>,
     no_reach: bool,
+    /// Memo of [`Project::canonical`]: real code names the same few thousand paths over and
+    /// over. Cleared whenever what `canonical` reads changes (inferred types, models).
+    canonical_memo: std::sync::RwLock<HashMap<QPath, QPath>>,
 }
 
 impl<'a> Project<'a> {
@@ -226,6 +235,7 @@ impl<'a> Project<'a> {
             inferred_types: HashMap::default(),
             roots: HashSet::default(),
             no_reach: std::env::var_os("TWICE_NO_REACH").is_some(),
+            canonical_memo: std::sync::RwLock::default(),
         };
         project.roots = project
             .modules
@@ -235,9 +245,11 @@ impl<'a> Project<'a> {
             .collect();
         let mut timer = crate::check::Timer::new();
         project.inferred_types = project.infer_types();
+        project.forget_canonical();
         project.find_tasks();
         timer.lap("  tasks");
         project.models = Models::build(&project);
+        project.forget_canonical();
         timer.lap("  models");
         project.classify_calls();
         timer.lap("  classify");
@@ -292,7 +304,7 @@ impl<'a> Project<'a> {
         let text = self
             .files
             .get(file as usize)
-            .and_then(|f| f.text.get(range.start().to_usize()..range.end().to_usize()))
+            .and_then(|f| f.text().get(range.start().to_usize()..range.end().to_usize()))
             .unwrap_or_default();
         let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
         // Line breaks inside brackets leave a space after the opening one: drop it.
@@ -409,6 +421,39 @@ impl<'a> Project<'a> {
         {
             return path.clone();
         }
+        let memo = |memo: &std::sync::RwLock<HashMap<QPath, QPath>>| {
+            memo.read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get(path)
+                .cloned()
+        };
+        if let Some(known) = memo(&self.canonical_memo) {
+            return known;
+        }
+        // A result cut short by the recursion bound of `returned_path` depends on the depth it
+        // was computed at: it is not remembered, so that the outcome never depends on the order
+        // in which threads happen to ask.
+        let outer_cut = CUT_SHORT.replace(false);
+        let result = self.canonical_uncached(path);
+        let cut = CUT_SHORT.replace(outer_cut || CUT_SHORT.get());
+        if !cut {
+            self.canonical_memo
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(path.clone(), result.clone());
+        }
+        result
+    }
+
+    /// Forgets what [`Project::canonical`] remembered, after what it reads has changed.
+    fn forget_canonical(&mut self) {
+        self.canonical_memo
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
+    }
+
+    fn canonical_uncached(&self, path: &QPath) -> QPath {
         let mut path = path.clone();
         for _ in 0..8 {
             let Some((file, at)) = self.split_module(&path) else {
@@ -581,6 +626,7 @@ impl<'a> Project<'a> {
             static DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
         }
         if DEPTH.get() > 8 {
+            CUT_SHORT.set(true);
             return None;
         }
         DEPTH.set(DEPTH.get() + 1);
