@@ -8,7 +8,7 @@ use ruff_text_size::TextRange;
 
 use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
-use crate::discover::{discover, module_name, path_module_name};
+use crate::discover::{discover, module_name, module_names, path_module_name};
 use crate::i18n::{Lang, tr};
 use crate::parse::{SourceFile, load, parse_text};
 use crate::project::Project;
@@ -89,8 +89,12 @@ impl Timer {
 
     pub(crate) fn lap(&mut self, phase: &str) {
         if self.enabled {
+            let rss = std::fs::read_to_string("/proc/self/statm")
+                .ok()
+                .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+                .map_or(0, |pages| pages * 4096 / (1024 * 1024));
             eprintln!(
-                "timing: {phase:<22} {:>8.3} s",
+                "timing: {phase:<22} {:>8.3} s {rss:>6} MiB",
                 self.start.elapsed().as_secs_f64()
             );
             self.start = std::time::Instant::now();
@@ -113,16 +117,17 @@ fn check_in_pool<R>(
         let replaced = absolute(&stdin.path);
         discovered.files.retain(|file| absolute(file) != replaced);
     }
+    let names = module_names(&discovered.files);
     let mut files: Vec<SourceFile> = discovered
         .files
         .par_iter()
-        .map(|path| {
-            let (module, is_package) = module_name(path);
+        .zip(names.par_iter())
+        .map(|(path, (module, is_package))| {
             load(
                 path,
                 display_path(path, cwd),
-                &module,
-                is_package,
+                module,
+                *is_package,
                 &settings.catalog,
             )
         })
@@ -140,6 +145,7 @@ fn check_in_pool<R>(
             &module,
             is_package,
             &settings.catalog,
+            true,
         ));
         files.sort_by(|a, b| a.path.cmp(&b.path));
     }
@@ -195,7 +201,7 @@ fn check_in_pool<R>(
     let tasks = project.tasks.len();
     diagnostics.retain(|d| {
         let file = &files[d.file as usize];
-        let (row, _) = file.location(d.range.start());
+        let row = file.line(d.range.start());
         let always = d.code == INVALID_SYNTAX.code || d.code == UNREADABLE_FILE.code;
         (always || settings.is_enabled(d.code))
             && !file.noqa_silences(row, d.code)
@@ -211,7 +217,9 @@ fn check_in_pool<R>(
     });
     diagnostics.dedup_by(|a, b| a.file == b.file && a.code == b.code && same_line(&files, a, b));
     let inspected = inspect(&project, &diagnostics);
+    timer.lap("sort");
     drop(project);
+    timer.lap("drop project");
     (
         Report {
             files,
@@ -226,7 +234,7 @@ fn check_in_pool<R>(
 
 fn same_line(files: &[SourceFile], a: &Diagnostic, b: &Diagnostic) -> bool {
     let file = &files[a.file as usize];
-    file.location(a.range.start()).0 == file.location(b.range.start()).0
+    file.line(a.range.start()) == file.line(b.range.start())
 }
 
 fn file_diagnostic(

@@ -54,6 +54,7 @@ pub fn discover(paths: &[PathBuf], exclude: &GlobSet, root: &Path) -> Discovered
             .git_exclude(true)
             .require_git(false)
             .follow_links(false)
+            .threads(rayon::current_num_threads())
             .filter_entry(|entry| {
                 let name = entry.file_name().to_string_lossy();
                 let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
@@ -62,27 +63,44 @@ pub fn discover(paths: &[PathBuf], exclude: &GlobSet, root: &Path) -> Discovered
                     && (SKIPPED_DIRS.contains(&name.as_ref())
                         || entry.path().join("pyvenv.cfg").exists()))
             })
-            .build();
-        for entry in walker {
-            match entry {
-                Ok(entry) => {
-                    let is_file = entry.file_type().is_some_and(|t| t.is_file());
-                    let p = entry.path();
-                    if is_file && p.extension().is_some_and(|e| e == "py") {
-                        let absolute = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-                        let relative = absolute.strip_prefix(root).unwrap_or(p);
-                        if !exclude.is_match(relative) && !exclude.is_match(p) {
-                            files.push(p.to_path_buf());
+            .build_parallel();
+        // Walked in parallel (directories are independent); the results are sorted below, so
+        // the order the threads find files in does not matter.
+        let found = std::sync::Mutex::new((Vec::new(), Vec::new()));
+        walker.run(|| {
+            let found = &found;
+            Box::new(move |entry| {
+                let mut found = found
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                match entry {
+                    Ok(entry) => {
+                        let is_file = entry.file_type().is_some_and(|t| t.is_file());
+                        let p = entry.path();
+                        if is_file && p.extension().is_some_and(|e| e == "py") {
+                            let absolute =
+                                std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+                            let relative = absolute.strip_prefix(root).unwrap_or(p);
+                            if !exclude.is_match(relative) && !exclude.is_match(p) {
+                                found.0.push(p.to_path_buf());
+                            }
                         }
                     }
+                    Err(error) => {
+                        let at = error_path(&error).unwrap_or_else(|| path.clone());
+                        found.1.push((at, error.to_string()));
+                    }
                 }
-                Err(error) => {
-                    let path = error_path(&error).unwrap_or_else(|| path.clone());
-                    errors.push((path, error.to_string()));
-                }
-            }
-        }
+                ignore::WalkState::Continue
+            })
+        });
+        let (found_files, found_errors) = found
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        files.extend(found_files);
+        errors.extend(found_errors);
     }
+    errors.sort();
     files.sort();
     files.dedup();
     Discovered { files, errors }
@@ -102,6 +120,29 @@ fn error_path(error: &ignore::Error) -> Option<PathBuf> {
 /// hold an `__init__.py` are packages; the first one without ends the name (`src/` layouts and
 /// single files work the same way).
 pub fn module_name(path: &Path) -> (String, bool) {
+    module_name_with(path, &mut |dir| dir.join("__init__.py").is_file())
+}
+
+/// [`module_name`] of many files, asking the file system once per directory whether it is a
+/// package (files of one package share their parents).
+pub fn module_names(paths: &[PathBuf]) -> Vec<(String, bool)> {
+    let mut packages: rustc_hash::FxHashMap<PathBuf, bool> = rustc_hash::FxHashMap::default();
+    paths
+        .iter()
+        .map(|path| {
+            module_name_with(path, &mut |dir| {
+                if let Some(&known) = packages.get(dir) {
+                    return known;
+                }
+                let is_package = dir.join("__init__.py").is_file();
+                packages.insert(dir.to_path_buf(), is_package);
+                is_package
+            })
+        })
+        .collect()
+}
+
+fn module_name_with(path: &Path, is_package_dir: &mut impl FnMut(&Path) -> bool) -> (String, bool) {
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -113,7 +154,7 @@ pub fn module_name(path: &Path) -> (String, bool) {
     }
     let mut dir = path.parent();
     while let Some(d) = dir {
-        if !d.join("__init__.py").is_file() {
+        if !is_package_dir(d) {
             break;
         }
         match d.file_name() {

@@ -3,6 +3,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use ruff_python_ast::PySourceType;
 use ruff_python_ast::token::TokenKind;
@@ -29,13 +30,20 @@ impl Noqa {
     }
 }
 
-/// A checked file: its text, line index, facts and problems.
+/// A checked file: its line index, facts and problems, and its text when something needs it.
+///
+/// The text of a file read from disk is not kept after parsing: only the files that get a
+/// diagnostic need it again, and holding every file's text would double the memory of a large
+/// project. [`SourceFile::text`] reads it again, and checks it is what was parsed.
 #[derive(Debug)]
 pub struct SourceFile {
     pub path: PathBuf,
     /// The path as shown to the user (relative to the working directory when possible).
     pub display: String,
-    pub text: String,
+    text: OnceLock<String>,
+    /// Length and hash of the parsed text, to recognise it when it is read again.
+    parsed_len: usize,
+    parsed_hash: u64,
     pub line_index: LineIndex,
     pub facts: Option<ModuleFacts>,
     pub syntax_errors: Vec<(TextRange, String)>,
@@ -45,9 +53,47 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
+    /// The text that was parsed. For a file on disk it is read again on first use; if the file
+    /// has changed since it was parsed (or cannot be read any more), the text is a blank one with
+    /// the parsed text's length and line breaks, so that every offset in the facts still falls
+    /// on its line and nothing shows code that was not analysed.
+    pub fn text(&self) -> &str {
+        self.text.get_or_init(|| {
+            std::fs::read(&self.path)
+                .ok()
+                .and_then(|bytes| String::from_utf8(bytes).ok())
+                .filter(|text| text.len() == self.parsed_len && hash_text(text) == self.parsed_hash)
+                .unwrap_or_else(|| self.blank_text())
+        })
+    }
+
+    /// Whether [`SourceFile::text`] is the code that was analysed (not a blank stand-in).
+    pub fn text_is_current(&self) -> bool {
+        let text = self.text();
+        text.len() == self.parsed_len && hash_text(text) == self.parsed_hash
+    }
+
+    fn blank_text(&self) -> String {
+        let mut blank = vec![b' '; self.parsed_len];
+        for start in self.line_index.line_starts().iter().skip(1) {
+            if let Some(byte) = blank.get_mut(start.to_usize().wrapping_sub(1)) {
+                *byte = b'\n';
+            }
+        }
+        String::from_utf8(blank).unwrap_or_default()
+    }
+
+    /// The one-based line of an offset (does not need the text).
+    pub fn line(&self, offset: TextSize) -> usize {
+        self.line_index.line_index(offset).get()
+    }
+
     /// One-based line and column (in characters) of an offset.
     pub fn location(&self, offset: TextSize) -> (usize, usize) {
-        let location = self.line_index.line_column(offset, &self.text);
+        let text = self.text();
+        // Offsets come from the parsed text; a stand-in text has its length, but stay safe.
+        let offset = offset.min(TextSize::try_from(text.len()).unwrap_or_default());
+        let location = self.line_index.line_column(offset, text);
         (location.line.get(), location.column.get())
     }
 
@@ -58,9 +104,9 @@ impl SourceFile {
         if line.get() > self.line_index.line_count() {
             return "";
         }
-        let range = self.line_index.line_range(line, &self.text);
-        self.text
-            .get(range.start().to_usize()..range.end().to_usize())
+        let text = self.text();
+        let range = self.line_index.line_range(line, text);
+        text.get(range.start().to_usize()..range.end().to_usize())
             .unwrap_or("")
             .trim_end_matches(['\n', '\r'])
     }
@@ -100,9 +146,20 @@ pub fn load(
         module,
         is_package,
         catalog,
+        false,
     )
 }
 
+/// A hash of a file's text, to tell whether a file read again is the one that was parsed.
+fn hash_text(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = rustc_hash::FxHasher::default();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Parses `text` as the file at `path`. `keep_text` keeps the text with the facts (for text that
+/// cannot be read again, such as standard input); otherwise it is dropped once parsed.
 pub fn parse_text(
     path: PathBuf,
     display: String,
@@ -110,8 +167,17 @@ pub fn parse_text(
     module: &str,
     is_package: bool,
     catalog: &Catalog,
+    keep_text: bool,
 ) -> SourceFile {
     let line_index = LineIndex::from_source_text(&text);
+    let (parsed_len, parsed_hash) = (text.len(), hash_text(&text));
+    let kept = |text: String| {
+        let lock = OnceLock::new();
+        if keep_text {
+            let _ = lock.set(text);
+        }
+        lock
+    };
     // Nesting far beyond what CPython compiles would exhaust the stack of any recursive parser:
     // report it instead of parsing.
     if let Some((offset, why)) = excessive_nesting(&text) {
@@ -124,7 +190,9 @@ pub fn parse_text(
             syntax_errors: vec![(TextRange::empty(at), why)],
             unreadable: None,
             noqa: HashMap::default(),
-            text,
+            text: kept(text),
+            parsed_len,
+            parsed_hash,
         };
     }
     let parsed = parse_unchecked_source(&text, PySourceType::Python);
@@ -156,7 +224,9 @@ pub fn parse_text(
         syntax_errors,
         unreadable: None,
         noqa,
-        text,
+        text: kept(text),
+        parsed_len,
+        parsed_hash,
     }
 }
 
@@ -164,7 +234,9 @@ fn unreadable(path: &Path, display: String, reason: String) -> SourceFile {
     SourceFile {
         path: path.to_path_buf(),
         display,
-        text: String::new(),
+        text: OnceLock::from(String::new()),
+        parsed_len: 0,
+        parsed_hash: hash_text(""),
         line_index: LineIndex::from_source_text(""),
         facts: None,
         syntax_errors: Vec::new(),
@@ -304,6 +376,46 @@ mod tests {
         );
         assert_eq!(excessive_nesting(&in_string), None);
         assert_eq!(excessive_nesting("f(a[1], {'k': (2, 3)})\n"), None);
+    }
+
+    #[test]
+    fn text_is_read_again_and_a_changed_file_is_blanked() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("tasks.py");
+        let code = "import uuid\n\ndef f():\n    return uuid.uuid4()\n";
+        std::fs::write(&path, code).expect("write");
+        let catalog = Catalog::new(&[], &[]);
+        let load = || super::load(&path, "tasks.py".into(), "tasks", false, &catalog);
+        // Not kept after parsing, read again on demand.
+        let file = load();
+        assert!(file.text.get().is_none());
+        assert_eq!(file.text(), code);
+        assert!(file.text_is_current());
+        assert_eq!(file.line_text(4), "    return uuid.uuid4()");
+        // Changed after parsing: a blank text with the parsed lengths and line breaks.
+        let file = load();
+        std::fs::write(&path, "x = 1\n").expect("write");
+        assert!(!file.text_is_current());
+        assert_eq!(file.text().len(), code.len());
+        assert_eq!(file.text().lines().count(), 4);
+        assert_eq!(file.line_text(4).trim(), "");
+        assert_eq!(file.location(TextSize::new(27)), (4, 6));
+        // Gone after parsing: the same.
+        std::fs::write(&path, code).expect("write");
+        let file = load();
+        std::fs::remove_file(&path).expect("remove");
+        assert_eq!(file.text().len(), code.len());
+        // Text from standard input is kept.
+        let kept = parse_text(
+            path.clone(),
+            "-".into(),
+            code.into(),
+            "m",
+            false,
+            &catalog,
+            true,
+        );
+        assert_eq!(kept.text(), code);
     }
 
     #[test]

@@ -304,7 +304,10 @@ impl<'a> Project<'a> {
         let text = self
             .files
             .get(file as usize)
-            .and_then(|f| f.text().get(range.start().to_usize()..range.end().to_usize()))
+            .and_then(|f| {
+                f.text()
+                    .get(range.start().to_usize()..range.end().to_usize())
+            })
             .unwrap_or_default();
         let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
         // Line breaks inside brackets leave a space after the opening one: drop it.

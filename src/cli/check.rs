@@ -215,7 +215,12 @@ pub fn run(args: &CheckArgs) -> io::Result<ExitStatus> {
         render_with(&mut out, &report, args.output_format, options)?;
     }
     out.flush()?;
-    Ok(status(!report.diagnostics.is_empty()))
+    let failed = !report.diagnostics.is_empty();
+    // The process ends right after this: freeing every file's facts one by one would only add
+    // time (about a tenth of a second on the benchmark corpus), so the memory goes back to the
+    // system with the process instead.
+    std::mem::forget(report);
+    Ok(status(failed))
 }
 
 fn usage_error(message: &str) -> io::Result<ExitStatus> {
@@ -287,21 +292,27 @@ fn fixed_texts(report: &Report) -> Vec<(String, String, String)> {
         .into_iter()
         .filter_map(|(file, mut edits)| {
             let source = &report.files[file as usize];
+            // A file changed since it was analysed is not edited: the fixes were computed
+            // for the text that was parsed.
+            if !source.text_is_current() {
+                return None;
+            }
+            let text = source.text();
             edits.sort_by_key(|e| (e.range.start(), e.range.end()));
-            let mut after = String::with_capacity(source.text.len() + 64);
+            let mut after = String::with_capacity(text.len() + 64);
             let mut last = 0usize;
             for edit in edits {
                 let (start, end) = (edit.range.start().to_usize(), edit.range.end().to_usize());
                 // Overlapping edits: keep the first, the next run fixes the rest.
-                if start < last || end > source.text.len() {
+                if start < last || end > text.len() {
                     continue;
                 }
-                after.push_str(source.text.get(last..start)?);
+                after.push_str(text.get(last..start)?);
                 after.push_str(&edit.content);
                 last = end;
             }
-            after.push_str(source.text.get(last..)?);
-            Some((source.display.clone(), source.text.clone(), after))
+            after.push_str(text.get(last..)?);
+            Some((source.display.clone(), text.to_string(), after))
         })
         .collect()
 }

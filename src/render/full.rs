@@ -48,14 +48,14 @@ fn window(file: &SourceFile, range: TextRange) -> (usize, &str, std::ops::Range<
     let end_row = end_row.min(start_row + 6);
     let line_start = file.line_index.line_start(
         ruff_source_file::OneIndexed::new(start_row).unwrap_or(ruff_source_file::OneIndexed::MIN),
-        &file.text,
+        file.text(),
     );
     let line_end = file.line_index.line_end(
         ruff_source_file::OneIndexed::new(end_row).unwrap_or(ruff_source_file::OneIndexed::MIN),
-        &file.text,
+        file.text(),
     );
     let text = file
-        .text
+        .text()
         .get(line_start.to_usize()..line_end.to_usize())
         .unwrap_or("");
     let start = range
@@ -86,7 +86,7 @@ fn render_one(report: &Report, diagnostic: &Diagnostic, renderer: &Renderer) -> 
     let title = level
         .primary_title(diagnostic.message.as_str())
         .id(diagnostic.code);
-    let group = if file.text.is_empty() {
+    let group = if file.text().is_empty() {
         Group::with_title(title).element(Level::NOTE.message(tr!(
             report.lang,
             "render.in_file",

@@ -48,7 +48,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let Some(first_effect) = task.effects.first() else {
         return;
     };
-    let source = &checker.project.files[task.id.file as usize].text;
+    let file = &checker.project.files[task.id.file as usize];
     for (index, event) in function
         .events
         .iter()
@@ -102,7 +102,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         } else {
             tr!(lang, "tw104.help", var = var, fields = listed)
         };
-        let fix = (!fields.is_empty()).then(|| update_fields_fix(lang, call, source, &listed));
+        let fix = (!fields.is_empty()).then(|| update_fields_fix(lang, call, file.text(), &listed));
         let diagnostic = checker.report(&RULE, task.id.file, call.range, message, help);
         diagnostic.fix = fix.flatten();
     }
