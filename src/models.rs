@@ -234,18 +234,21 @@ impl Models {
                         continue;
                     };
                     let Some(path) = &call.path else { continue };
+                    let is_query = call.method == "query";
+                    let is_delete = matches!(call.method, "delete" | "adelete" | "_raw_delete");
+                    if !is_query && !is_delete {
+                        continue;
+                    }
                     // `session.query(Model)`, `delete(Model)`: the model is the first argument.
                     let first_model = call
                         .args
                         .first()
                         .and_then(|a| a.path.as_ref())
                         .and_then(|p| self.index(&project.canonical(p).dotted()));
-                    if call.method == "query"
-                        && let Some(model) = first_model
-                    {
+                    if is_query && let Some(model) = first_model {
                         queried.push(model);
                     }
-                    if !matches!(call.method, "delete" | "adelete" | "_raw_delete") {
+                    if !is_delete {
                         continue;
                     }
                     if let Some(model) = self.model_of_manager_call(project, path) {

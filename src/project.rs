@@ -183,6 +183,7 @@ impl<'a> Project<'a> {
         heuristics: bool,
         path_names: &'a [Option<String>],
     ) -> Project<'a> {
+        let mut timer = crate::check::Timer::new();
         let mut modules = HashMap::default();
         // Path-derived names first, so that package-derived names win on conflicts.
         for (i, name) in path_names.iter().enumerate() {
@@ -243,7 +244,7 @@ impl<'a> Project<'a> {
             .filter_map(|name| name.split('.').next())
             .map(crate::intern::intern)
             .collect();
-        let mut timer = crate::check::Timer::new();
+        timer.lap("  names");
         project.inferred_types = project.infer_types();
         project.forget_canonical();
         project.find_tasks();
@@ -256,6 +257,7 @@ impl<'a> Project<'a> {
         project.summarize();
         timer.lap("  summaries");
         project.settings = CelerySettings::build(&project);
+        timer.lap("  settings");
         project
     }
 
@@ -826,187 +828,216 @@ impl<'a> Project<'a> {
     fn find_tasks(&mut self) {
         let catalog = self.catalog;
         // Project functions that apply a task decorator themselves are task decorators too.
-        let mut wrappers: HashMap<String, Framework> = HashMap::default();
-        for file in self.files {
-            let Some(facts) = &file.facts else { continue };
-            for function in facts.functions.iter().skip(1) {
-                for event in &function.events {
-                    let EventKind::Call(call) = &event.kind else {
-                        continue;
-                    };
-                    let Some(path) = &call.path else { continue };
-                    if !catalog.may_be_task_decorator(call.method) {
-                        continue;
-                    }
-                    let outer = outermost(facts, function);
-                    let path = match (
-                        path.0.first(),
-                        outer.class.and_then(|c| facts.classes.get(c)),
-                    ) {
-                        (Some(head), Some(class)) if head.name == "self" => {
-                            let mut instance = QPath::from_dotted(&class.qualname);
-                            if let Some(last) = instance.0.last_mut() {
-                                last.call = Call::Any;
-                            }
-                            instance.join(&path.0[1..])
-                        }
-                        _ => path.clone(),
-                    };
-                    if let Some(framework) = catalog.task_decorator(&self.canonical(&path)) {
-                        wrappers.insert(outer.qualname.clone(), framework);
-                    }
-                }
-            }
-        }
-        let mut tasks = Vec::new();
-        for (fi, file) in self.files.iter().enumerate() {
-            let Some(facts) = &file.facts else { continue };
-            let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
-            for (i, function) in facts.functions.iter().enumerate().skip(1) {
-                let id = FuncId {
-                    file: file_id,
-                    func: u32::try_from(i).unwrap_or(u32::MAX),
+        // Each pass below looks at one file at a time, so files are read in parallel; the
+        // results are put together in file order, as a sequential pass would.
+        let found: Vec<Vec<(String, Framework)>> = self
+            .files
+            .par_iter()
+            .map(|file| {
+                let mut wrappers = Vec::new();
+                let Some(facts) = &file.facts else {
+                    return wrappers;
                 };
-                for decorator in &function.decorators {
-                    let Some(path) = &decorator.path else {
-                        continue;
-                    };
-                    let canonical = self.canonical(path);
-                    let framework = catalog
-                        .task_decorator(&canonical)
-                        .or_else(|| wrappers.get(&canonical.dotted()).copied());
-                    if let Some(framework) = framework {
-                        let mut options = TaskOptions::default();
-                        for (k, v) in &decorator.keywords {
-                            options.options.push((k.clone(), v.clone()));
-                        }
-                        options.bind = options
-                            .get("bind")
-                            .and_then(Value::as_bool)
-                            .unwrap_or(false);
-                        tasks.push(Task {
-                            id,
-                            framework,
-                            options,
-                            declared_at: decorator.range,
-                        });
-                        break;
-                    }
-                }
-            }
-            // Class-based Celery tasks: `run` of a class deriving from `Task`.
-            for class in &facts.classes {
-                let Some(framework) = self.task_class_framework(class, 0) else {
-                    continue;
-                };
-                let Some(&run) = class.methods.get("run") else {
-                    continue;
-                };
-                let mut options = TaskOptions {
-                    bind: true,
-                    options: Vec::new(),
-                };
-                for (k, v) in &class.attrs {
-                    options.options.push((k.clone(), v.clone()));
-                }
-                let id = FuncId {
-                    file: file_id,
-                    func: u32::try_from(run).unwrap_or(u32::MAX),
-                };
-                tasks.push(Task {
-                    id,
-                    framework,
-                    options,
-                    declared_at: class.name_range,
-                });
-            }
-            // Registries: arq's `WorkerSettings.functions = [func(f, ...), g]`.
-            let imports_framework = facts.imports.values().any(|target| {
-                target.split('.').next() == Some(catalog.registry.requires_import.as_str())
-            });
-            {
-                for class in &facts.classes {
-                    if !(imports_framework || catalog.registry.class_names.contains(&class.name)) {
-                        continue;
-                    }
-                    for attr in &catalog.registry.class_attributes {
-                        let Some(Value {
-                            lit: Lit::Seq(items),
-                            ..
-                        }) = class.attrs.get(attr)
-                        else {
+                for function in facts.functions.iter().skip(1) {
+                    for event in &function.events {
+                        let EventKind::Call(call) = &event.kind else {
                             continue;
                         };
-                        for item in items {
-                            let target = match &item.path {
-                                Some(path)
-                                    if path.is_call()
-                                        && catalog.registry.wrappers.find(path).is_some() =>
-                                {
-                                    item.first_arg.as_ref().and_then(|a| a.path.clone())
+                        let Some(path) = &call.path else { continue };
+                        if !catalog.may_be_task_decorator(call.method) {
+                            continue;
+                        }
+                        let outer = outermost(facts, function);
+                        let path = match (
+                            path.0.first(),
+                            outer.class.and_then(|c| facts.classes.get(c)),
+                        ) {
+                            (Some(head), Some(class)) if head.name == "self" => {
+                                let mut instance = QPath::from_dotted(&class.qualname);
+                                if let Some(last) = instance.0.last_mut() {
+                                    last.call = Call::Any;
                                 }
-                                Some(path) if !path.is_call() => Some(path.clone()),
-                                _ => None,
+                                instance.join(&path.0[1..])
+                            }
+                            _ => path.clone(),
+                        };
+                        if let Some(framework) = catalog.task_decorator(&self.canonical(&path)) {
+                            wrappers.push((outer.qualname.clone(), framework));
+                        }
+                    }
+                }
+                wrappers
+            })
+            .collect();
+        let wrappers: HashMap<String, Framework> = found.into_iter().flatten().collect();
+        let declared: Vec<Vec<Task>> = self
+            .files
+            .par_iter()
+            .enumerate()
+            .map(|(fi, file)| {
+                let mut tasks = Vec::new();
+                let Some(facts) = &file.facts else {
+                    return tasks;
+                };
+                let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
+                for (i, function) in facts.functions.iter().enumerate().skip(1) {
+                    let id = FuncId {
+                        file: file_id,
+                        func: u32::try_from(i).unwrap_or(u32::MAX),
+                    };
+                    for decorator in &function.decorators {
+                        let Some(path) = &decorator.path else {
+                            continue;
+                        };
+                        let canonical = self.canonical(path);
+                        let framework = catalog
+                            .task_decorator(&canonical)
+                            .or_else(|| wrappers.get(&canonical.dotted()).copied());
+                        if let Some(framework) = framework {
+                            let mut options = TaskOptions::default();
+                            for (k, v) in &decorator.keywords {
+                                options.options.push((k.clone(), v.clone()));
+                            }
+                            options.bind = options
+                                .get("bind")
+                                .and_then(Value::as_bool)
+                                .unwrap_or(false);
+                            tasks.push(Task {
+                                id,
+                                framework,
+                                options,
+                                declared_at: decorator.range,
+                            });
+                            break;
+                        }
+                    }
+                }
+                // Class-based Celery tasks: `run` of a class deriving from `Task`.
+                for class in &facts.classes {
+                    let Some(framework) = self.task_class_framework(class, 0) else {
+                        continue;
+                    };
+                    let Some(&run) = class.methods.get("run") else {
+                        continue;
+                    };
+                    let mut options = TaskOptions {
+                        bind: true,
+                        options: Vec::new(),
+                    };
+                    for (k, v) in &class.attrs {
+                        options.options.push((k.clone(), v.clone()));
+                    }
+                    let id = FuncId {
+                        file: file_id,
+                        func: u32::try_from(run).unwrap_or(u32::MAX),
+                    };
+                    tasks.push(Task {
+                        id,
+                        framework,
+                        options,
+                        declared_at: class.name_range,
+                    });
+                }
+                // Registries: arq's `WorkerSettings.functions = [func(f, ...), g]`.
+                let imports_framework = facts.imports.values().any(|target| {
+                    target.split('.').next() == Some(catalog.registry.requires_import.as_str())
+                });
+                {
+                    for class in &facts.classes {
+                        if !(imports_framework
+                            || catalog.registry.class_names.contains(&class.name))
+                        {
+                            continue;
+                        }
+                        for attr in &catalog.registry.class_attributes {
+                            let Some(Value {
+                                lit: Lit::Seq(items),
+                                ..
+                            }) = class.attrs.get(attr)
+                            else {
+                                continue;
                             };
-                            let Some(target) = target else { continue };
-                            if let Some(id) = self.resolve_function(&self.canonical(&target), None)
-                            {
-                                tasks.push(Task {
-                                    id,
-                                    framework: Framework::Arq,
-                                    options: TaskOptions::default(),
-                                    declared_at: class.name_range,
-                                });
+                            for item in items {
+                                let target = match &item.path {
+                                    Some(path)
+                                        if path.is_call()
+                                            && catalog.registry.wrappers.find(path).is_some() =>
+                                    {
+                                        item.first_arg.as_ref().and_then(|a| a.path.clone())
+                                    }
+                                    Some(path) if !path.is_call() => Some(path.clone()),
+                                    _ => None,
+                                };
+                                let Some(target) = target else { continue };
+                                if let Some(id) =
+                                    self.resolve_function(&self.canonical(&target), None)
+                                {
+                                    tasks.push(Task {
+                                        id,
+                                        framework: Framework::Arq,
+                                        options: TaskOptions::default(),
+                                        declared_at: class.name_range,
+                                    });
+                                }
                             }
                         }
                     }
                 }
-            }
-        }
+                tasks
+            })
+            .collect();
         // Functions handed to RQ's `enqueue` (and django-q's `async_task` by dotted name).
-        for file in self.files {
-            let Some(facts) = &file.facts else { continue };
-            for function in &facts.functions {
-                for event in &function.events {
-                    let EventKind::Call(call) = &event.kind else {
-                        continue;
-                    };
-                    let rq = catalog.rq_methods.iter().any(|m| **m == *call.method);
-                    let django_q = call
-                        .path
-                        .as_ref()
-                        .is_some_and(|p| catalog.is_enqueue_function(&self.canonical(p)));
-                    if !(rq || django_q) {
-                        continue;
-                    }
-                    let Some(first) = call.args.first() else {
-                        continue;
-                    };
-                    let target = match (&first.path, first.as_str()) {
-                        (Some(path), _) if !path.is_call() => self.canonical(path),
-                        (_, Some(dotted)) => QPath::from_dotted(dotted),
-                        _ => continue,
-                    };
-                    if let Some(id) = self.resolve_function(&target, None) {
-                        let framework = if rq {
-                            Framework::Rq
-                        } else {
-                            Framework::DjangoQ
+        let handed: Vec<Vec<Task>> = self
+            .files
+            .par_iter()
+            .map(|file| {
+                let mut tasks = Vec::new();
+                let Some(facts) = &file.facts else {
+                    return tasks;
+                };
+                for function in &facts.functions {
+                    for event in &function.events {
+                        let EventKind::Call(call) = &event.kind else {
+                            continue;
                         };
-                        tasks.push(Task {
-                            id,
-                            framework,
-                            options: TaskOptions::default(),
-                            declared_at: self
-                                .function(id)
-                                .map(|f| f.name_range)
-                                .unwrap_or_default(),
-                        });
+                        let rq = catalog.rq_methods.iter().any(|m| **m == *call.method);
+                        let django_q = call
+                            .path
+                            .as_ref()
+                            .is_some_and(|p| catalog.is_enqueue_function(&self.canonical(p)));
+                        if !(rq || django_q) {
+                            continue;
+                        }
+                        let Some(first) = call.args.first() else {
+                            continue;
+                        };
+                        let target = match (&first.path, first.as_str()) {
+                            (Some(path), _) if !path.is_call() => self.canonical(path),
+                            (_, Some(dotted)) => QPath::from_dotted(dotted),
+                            _ => continue,
+                        };
+                        if let Some(id) = self.resolve_function(&target, None) {
+                            let framework = if rq {
+                                Framework::Rq
+                            } else {
+                                Framework::DjangoQ
+                            };
+                            tasks.push(Task {
+                                id,
+                                framework,
+                                options: TaskOptions::default(),
+                                declared_at: self
+                                    .function(id)
+                                    .map(|f| f.name_range)
+                                    .unwrap_or_default(),
+                            });
+                        }
                     }
                 }
-            }
-        }
-        for task in tasks {
+                tasks
+            })
+            .collect();
+        for task in declared.into_iter().chain(handed).flatten() {
             if self.task_index.contains_key(&task.id) {
                 continue;
             }

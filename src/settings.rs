@@ -3,6 +3,7 @@
 //! `app.conf.update(...)`, `app.conf.x = ...` and `Celery(...)` keywords. A value read at run time
 //! (environment, files) is unknown, and rules say nothing about unknowns.
 
+use rayon::prelude::*;
 use ruff_text_size::TextRange;
 
 use crate::facts::{EventKind, ModuleFacts, Value};
@@ -85,7 +86,18 @@ impl CelerySettings {
     pub fn build(project: &Project) -> CelerySettings {
         let mut settings = CelerySettings::default();
         let sources = Sources::find(project);
-        for (fi, file) in project.files.iter().enumerate() {
+        // What each file's calls set, found in parallel and applied in file order below.
+        let from_calls: Vec<Vec<Assigned>> = project
+            .files
+            .par_iter()
+            .map(|file| {
+                file.facts
+                    .as_ref()
+                    .map(|facts| read_calls(project, facts))
+                    .unwrap_or_default()
+            })
+            .collect();
+        for ((fi, file), assigned) in project.files.iter().enumerate().zip(from_calls) {
             let Some(facts) = &file.facts else { continue };
             let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
             let last = facts.module.rsplit('.').next().unwrap_or_default();
@@ -106,7 +118,9 @@ impl CelerySettings {
                     }
                 }
             }
-            settings.read_calls(project, facts, file_id);
+            for (name, value, range) in assigned {
+                settings.set(name, value, file_id, range);
+            }
         }
         for class in &sources.classes {
             if let Some((file, class)) = project.class(class) {
@@ -117,58 +131,57 @@ impl CelerySettings {
         }
         settings
     }
+}
 
-    /// `app.conf.update(...)`, `app.conf.x = ...`, `Celery(..., broker=...)`.
-    fn read_calls(&mut self, project: &Project, facts: &ModuleFacts, file: u32) {
-        for function in &facts.functions {
-            for event in &function.events {
-                match &event.kind {
-                    EventKind::Call(call) => {
-                        let Some(path) = &call.path else { continue };
-                        let canonical = project.canonical(path);
-                        if is_conf(&canonical, 1) && matches!(call.method, "update" | "setdefault")
-                        {
-                            for (key, value) in &call.keywords {
-                                self.set(key, known(project, value), file, value.range);
-                            }
-                            if let Some(items) = call.args.first().and_then(Value::dict) {
-                                for (key, value) in items {
-                                    if let Some(key) = key {
-                                        self.set(key, known(project, value), file, value.range);
-                                    }
-                                }
-                            }
-                        } else if is_celery_app(&canonical) {
-                            for (key, value) in &call.keywords {
-                                if matches!(&**key, "broker" | "broker_url") {
-                                    self.set(
-                                        "broker_url",
-                                        known(project, value),
-                                        file,
-                                        value.range,
-                                    );
+/// A setting a call or an assignment sets: its name, its value when known, and where.
+type Assigned<'a> = (&'a str, Option<Value>, TextRange);
+
+/// `app.conf.update(...)`, `app.conf.x = ...`, `Celery(..., broker=...)`, in the order they
+/// appear.
+fn read_calls<'a>(project: &Project, facts: &'a ModuleFacts) -> Vec<Assigned<'a>> {
+    let mut assigned = Vec::new();
+    for function in &facts.functions {
+        for event in &function.events {
+            match &event.kind {
+                EventKind::Call(call) => {
+                    let Some(path) = &call.path else { continue };
+                    let canonical = project.canonical(path);
+                    if is_conf(&canonical, 1) && matches!(call.method, "update" | "setdefault") {
+                        for (key, value) in &call.keywords {
+                            assigned.push((*key, known(project, value), value.range));
+                        }
+                        if let Some(items) = call.args.first().and_then(Value::dict) {
+                            for (key, value) in items {
+                                if let Some(key) = key {
+                                    assigned.push((*key, known(project, value), value.range));
                                 }
                             }
                         }
-                    }
-                    EventKind::AttrAssign(assign) => {
-                        let Some(object) = &assign.object else {
-                            continue;
-                        };
-                        if is_conf(&project.canonical(object), 0) {
-                            self.set(
-                                assign.attr,
-                                known(project, &assign.value),
-                                file,
-                                assign.value.range,
-                            );
+                    } else if is_celery_app(&canonical) {
+                        for (key, value) in &call.keywords {
+                            if matches!(&**key, "broker" | "broker_url") {
+                                assigned.push(("broker_url", known(project, value), value.range));
+                            }
                         }
                     }
-                    EventKind::Guard(_) => {}
                 }
+                EventKind::AttrAssign(assign) => {
+                    let Some(object) = &assign.object else {
+                        continue;
+                    };
+                    if is_conf(&project.canonical(object), 0) {
+                        assigned.push((
+                            assign.attr,
+                            known(project, &assign.value),
+                            assign.value.range,
+                        ));
+                    }
+                }
+                EventKind::Guard(_) => {}
             }
         }
     }
+    assigned
 }
 
 /// `celery.Celery().conf` followed by `extra` more segments.
@@ -180,11 +193,15 @@ fn is_conf(path: &QPath, extra: usize) -> bool {
 }
 
 fn is_celery_app(path: &QPath) -> bool {
+    let names = path.segs().iter().map(|seg| seg.name);
     path.is_call()
-        && matches!(
-            path.dotted().as_str(),
-            "celery.Celery" | "celery.app.Celery" | "celery.app.base.Celery"
-        )
+        && [
+            &["celery", "Celery"][..],
+            &["celery", "app", "Celery"],
+            &["celery", "app", "base", "Celery"],
+        ]
+        .iter()
+        .any(|dotted| names.clone().eq(dotted.iter().copied()))
 }
 
 fn known(project: &Project, value: &Value) -> Option<Value> {
