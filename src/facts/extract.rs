@@ -41,6 +41,7 @@ pub fn extract(suite: &[Stmt], module: &str, is_package: bool, catalog: &Catalog
         module_vars: HashMap::default(),
         top_level: HashMap::default(),
         classes: Vec::new(),
+        self_attrs: HashMap::default(),
         functions: Vec::new(),
         deleted_tables: Vec::new(),
     };
@@ -120,6 +121,9 @@ struct Extractor<'c> {
     module_vars: HashMap<String, Value>,
     top_level: HashMap<String, TopLevel>,
     classes: Vec<Class>,
+    /// Per class (by index), `self.x = ...` assignments in any method: types `self.x` while
+    /// the module is read, and is dropped with the extractor.
+    self_attrs: HashMap<usize, HashMap<String, Value>>,
     functions: Vec<Function>,
     deleted_tables: Vec<String>,
 }
@@ -680,7 +684,6 @@ impl<'e, 'c> Walker<'e, 'c> {
             attrs: HashMap::default(),
             inner: Vec::new(),
             methods: HashMap::default(),
-            self_attrs: HashMap::default(),
         });
         index
     }
@@ -773,7 +776,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             let mut found = Vec::new();
             walker.collect_self_attrs(&method.body, &self_name, &mut found);
             for (name, value) in found {
-                let attrs = &mut self.ex.classes[index].self_attrs;
+                let attrs = self.ex.self_attrs.entry(index).or_default();
                 // The first assignment with a known type wins (`__init__` comes first).
                 if attrs.get(&name).is_none_or(|v: &Value| v.path.is_none()) {
                     attrs.insert(name, value);
@@ -1314,7 +1317,11 @@ impl<'e, 'c> Walker<'e, 'c> {
         // `self.gateway` where a method assigned `self.gateway = Gateway(...)`.
         if let (Expr::Name(base), Some(class)) = (&*attr.value, self.class)
             && self.self_name.as_deref() == Some(base.id.as_str())
-            && let Some(assigned) = self.ex.classes[class].self_attrs.get(attr.attr.as_str())
+            && let Some(assigned) = self
+                .ex
+                .self_attrs
+                .get(&class)
+                .and_then(|attrs| attrs.get(attr.attr.as_str()))
             && assigned.path.is_some()
         {
             let mut value = assigned.clone();

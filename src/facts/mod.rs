@@ -157,8 +157,6 @@ pub struct Class {
     pub inner: Vec<usize>,
     /// Methods by name → index into `functions`.
     pub methods: HashMap<String, usize>,
-    /// `self.x = ...` assignments in any method.
-    pub self_attrs: HashMap<String, Value>,
 }
 
 #[derive(Debug)]
