@@ -432,6 +432,60 @@ mod tests {
     }
 
     #[test]
+    fn calls_keep_only_the_arguments_rules_read() {
+        let code = "\
+import stripe
+import Adyen
+
+def f(order, key):
+    summarize(order.items, order.total, label=\"x\")
+    stripe.PaymentIntent.create(amount=order.total, idempotency_key=key)
+    make_lock(order.id, auto_renewal=True, colour=1)
+    Adyen.checkout.payments_api.payments(order.request)
+    gateway.charge(order.total)
+";
+        let catalog = Catalog::new(&[], &[]);
+        let file = parse_text(
+            "tasks.py".into(),
+            "tasks.py".into(),
+            code.into(),
+            "tasks",
+            false,
+            &catalog,
+            false,
+        );
+        let facts = file.facts.as_ref().expect("facts");
+        let function = facts.functions.iter().find(|f| f.name == "f").expect("f");
+        let calls: Vec<&crate::facts::CallSite> = function
+            .events
+            .iter()
+            .filter_map(|event| match &event.kind {
+                crate::facts::EventKind::Call(call) => Some(&**call),
+                _ => None,
+            })
+            .collect();
+        let call = |method: &str| {
+            *calls
+                .iter()
+                .find(|call| call.method == method)
+                .unwrap_or_else(|| panic!("no call of {method}"))
+        };
+        let keywords =
+            |method: &str| -> Vec<&str> { call(method).keywords.iter().map(|(k, _)| *k).collect() };
+        // A call nothing reads the arguments of keeps none.
+        assert!(call("summarize").args.is_empty());
+        assert!(keywords("summarize").is_empty());
+        // A sink keeps everything.
+        assert_eq!(keywords("create"), ["amount", "idempotency_key"]);
+        // Any other call keeps the keywords the catalog names (a lock's renewal), not the rest.
+        assert!(call("make_lock").args.is_empty());
+        assert_eq!(keywords("make_lock"), ["auto_renewal"]);
+        // A sink whose pattern ends in a wildcard, and a verb the heuristics know.
+        assert_eq!(call("payments").args.len(), 1);
+        assert_eq!(call("charge").args.len(), 1);
+    }
+
+    #[test]
     fn noqa_comments() {
         assert_eq!(parse_noqa("# noqa"), Some(Noqa::All));
         assert_eq!(

@@ -177,6 +177,14 @@ impl Pattern {
     pub fn matches(&self, path: &QPath) -> bool {
         matches_from(&self.segs, &path.0)
     }
+
+    /// The segments that are plain names, without wildcards.
+    pub fn literal_names(&self) -> impl Iterator<Item = &str> {
+        self.segs.iter().filter_map(|seg| match seg {
+            PatSeg::Name { glob, .. } if !glob.contains(['*', '?', '[']) => Some(&**glob),
+            _ => None,
+        })
+    }
 }
 
 /// Splits on dots that are not inside parentheses.

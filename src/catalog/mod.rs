@@ -13,6 +13,12 @@ use crate::path::{Pattern, QPath};
 
 const BUILTIN: &str = include_str!("catalog.toml");
 
+/// The identifiers in a text (every `[A-Za-z_][A-Za-z0-9_]*` run).
+fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|word| word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EffectKind {
@@ -324,6 +330,52 @@ pub struct Catalog {
     pub orm: Orm,
     guards: Guards,
     vocabulary: Vocabulary,
+    /// Every identifier the catalog (with the user's additions) mentions, and the methods the
+    /// rules read arguments of. Only calls and keywords named here keep their argument values
+    /// in the facts; see [`Catalog::argument_filter`].
+    argument_names: rustc_hash::FxHashSet<&'static str>,
+    /// A sink pattern ends in a wildcard: any call may be one, so every call keeps its arguments.
+    every_argument: bool,
+    /// The literal segments of sink patterns that end in a wildcard.
+    wildcard_names: rustc_hash::FxHashSet<&'static str>,
+}
+
+/// Methods whose arguments rule code reads by name (beyond what the catalog lists).
+const RULE_METHODS: &[&str] = &[
+    "save",
+    "asave",
+    "update",
+    "aupdate",
+    "setdefault",
+    "config_from_object",
+    "Celery",
+    "query",
+    "delete",
+    "adelete",
+    "_raw_delete",
+    "retry",
+    "apply_async",
+    "delay",
+    "send_task",
+    "get_or_create",
+    "update_or_create",
+    "aget_or_create",
+    "aupdate_or_create",
+    "create",
+    "acreate",
+    "bulk_create",
+    "abulk_create",
+    "open",
+];
+
+/// What a call keeps of its arguments in the facts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgumentFilter {
+    /// Everything: the call may be anything the catalog or a rule knows.
+    All,
+    /// Only the keywords the catalog names (a key, `auto_renewal=`...); positional arguments
+    /// and other keywords are dropped.
+    NamedKeywords,
 }
 
 /// A sink declared by the user in `[tool.twice.effects]`.
@@ -757,6 +809,7 @@ impl Catalog {
         // The built-in data is part of the binary and covered by tests: failing to parse it is a
         // bug in twice, not in the user's input.
         let raw: RawCatalog = toml::from_str(BUILTIN).expect("the built-in catalog.toml is valid");
+
         let mut sinks = Vec::new();
         let mut effects = PatternSet::default();
         for effect in raw.effect {
@@ -842,6 +895,16 @@ impl Catalog {
             requires_import: raw.registry.requires_import,
         };
         let h = raw.heuristics;
+        // Sinks whose pattern ends in a wildcard (`Adyen.checkout.*_api.*`): a call keeps its
+        // arguments when its path names one of the pattern's literal segments.
+        let mut wildcard_names = rustc_hash::FxHashSet::default();
+        let mut every_argument = false;
+        for (pattern, _) in &effects.other {
+            let literal: Vec<&'static str> =
+                pattern.literal_names().map(crate::intern::intern).collect();
+            every_argument |= literal.is_empty();
+            wildcard_names.extend(literal);
+        }
         Catalog {
             sinks,
             effects,
@@ -897,7 +960,61 @@ impl Catalog {
             orm: raw.orm,
             guards: raw.guards,
             vocabulary: raw.vocabulary,
+            every_argument,
+            wildcard_names,
+            argument_names: identifiers(BUILTIN)
+                .chain(user_effects.iter().flat_map(|(name, user)| {
+                    let key = match &user.key {
+                        Some(UserKey::Keyword(keyword)) => Some(keyword.as_str()),
+                        Some(UserKey::Spec(spec)) => spec.keyword.as_deref(),
+                        None => None,
+                    };
+                    identifiers(name).chain(key.into_iter().flat_map(identifiers))
+                }))
+                .chain(task_decorators.iter().flat_map(|d| identifiers(d)))
+                .chain(RULE_METHODS.iter().copied())
+                .map(crate::intern::intern)
+                .collect(),
         }
+    }
+
+    /// What the facts keep of a call's arguments. Most calls of a project are neither sinks nor
+    /// anything else the rules read arguments of, and their argument values were the largest
+    /// part of the facts; a call keeps them all when its method, or the last name of its
+    /// resolved path, is a name the catalog or a rule mentions.
+    pub fn argument_filter(&self, call: &CallSite) -> ArgumentFilter {
+        let named = |name: &str| self.argument_names.contains(name);
+        let in_wildcard_sink = || {
+            call.path.as_ref().is_some_and(|path| {
+                path.segs()
+                    .iter()
+                    .any(|seg| self.wildcard_names.contains(seg.name))
+            })
+        };
+        if self.every_argument
+            || named(call.method)
+            || in_wildcard_sink()
+            || call
+                .path
+                .as_ref()
+                .and_then(QPath::last_name)
+                .is_some_and(named)
+            || self
+                .heuristics
+                .strong_verbs
+                .iter()
+                .any(|v| v == call.method)
+            || self.heuristics.weak_verbs.iter().any(|v| v == call.method)
+        {
+            ArgumentFilter::All
+        } else {
+            ArgumentFilter::NamedKeywords
+        }
+    }
+
+    /// Whether a keyword keeps its value on a call filtered by [`ArgumentFilter::NamedKeywords`].
+    pub fn keeps_keyword(&self, keyword: &str) -> bool {
+        self.argument_names.contains(keyword) || self.heuristics.is_key_keyword(keyword)
     }
 
     /// The sink a resolved call path names. User sinks win over built-in ones.

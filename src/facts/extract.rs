@@ -67,7 +67,7 @@ pub fn extract(suite: &[Stmt], module: &str, is_package: bool, catalog: &Catalog
         walker.suite(&def.body, 0, &mut pending);
         walker.finish();
     }
-    ModuleFacts {
+    let mut facts = ModuleFacts {
         module: ex.module,
         is_package,
         imports: ex.imports,
@@ -76,7 +76,10 @@ pub fn extract(suite: &[Stmt], module: &str, is_package: bool, catalog: &Catalog
         classes: ex.classes,
         functions: ex.functions,
         deleted_tables: ex.deleted_tables,
-    }
+    };
+    facts.drop_unread_arguments(catalog);
+    facts.shrink();
+    facts
 }
 
 fn new_function(

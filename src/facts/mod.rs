@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use ruff_text_size::TextRange;
 
+use crate::catalog::{ArgumentFilter, Catalog};
 use crate::path::QPath;
 
 pub use extract::extract;
@@ -125,6 +126,128 @@ pub enum Taint {
     Meta { range: TextRange, index: u32 },
     /// The result of the call at this event index of the same function (maybe a helper).
     Call { event: u32 },
+}
+
+/// Gives back the spare capacity of vectors that grew while a module was read (a path grows
+/// a segment at a time): facts live for the whole run, and most of them are small.
+trait Shrink {
+    fn shrink(&mut self);
+}
+
+impl Shrink for QPath {
+    fn shrink(&mut self) {
+        self.0.shrink_to_fit();
+    }
+}
+
+impl<T: Shrink> Shrink for Option<T> {
+    fn shrink(&mut self) {
+        if let Some(inner) = self {
+            inner.shrink();
+        }
+    }
+}
+
+impl<T: Shrink> Shrink for Box<T> {
+    fn shrink(&mut self) {
+        (**self).shrink();
+    }
+}
+
+impl<T: Shrink> Shrink for Vec<T> {
+    fn shrink(&mut self) {
+        self.shrink_to_fit();
+        self.iter_mut().for_each(Shrink::shrink);
+    }
+}
+
+impl<K, T: Shrink> Shrink for (K, T) {
+    fn shrink(&mut self) {
+        self.1.shrink();
+    }
+}
+
+impl Shrink for Value {
+    fn shrink(&mut self) {
+        self.path.shrink();
+        self.taint.shrink_to_fit();
+        self.first_arg.shrink();
+        if let Some(call) = &mut self.call {
+            call.args.shrink();
+            call.keywords.shrink();
+        }
+        match &mut self.lit {
+            Lit::Dict(items) => items.shrink(),
+            Lit::Seq(items) => items.shrink(),
+            _ => {}
+        }
+    }
+}
+
+impl ModuleFacts {
+    /// Drops the argument values no rule reads ([`Catalog::argument_filter`]); whether a call
+    /// had `*args` or `**kwargs` is kept.
+    pub(crate) fn drop_unread_arguments(&mut self, catalog: &Catalog) {
+        for function in &mut self.functions {
+            for event in &mut function.events {
+                let EventKind::Call(call) = &mut event.kind else {
+                    continue;
+                };
+                if catalog.argument_filter(call) == ArgumentFilter::NamedKeywords {
+                    call.args = Vec::new();
+                    call.keywords
+                        .retain(|(name, _)| catalog.keeps_keyword(name));
+                }
+            }
+        }
+    }
+
+    pub(crate) fn shrink(&mut self) {
+        self.vars.values_mut().for_each(Shrink::shrink);
+        self.vars.shrink_to_fit();
+        self.imports.shrink_to_fit();
+        for class in &mut self.classes {
+            class.attrs.values_mut().for_each(Shrink::shrink);
+            class.attrs.shrink_to_fit();
+            class.bases.shrink();
+            class.keywords.shrink();
+        }
+        self.classes.shrink_to_fit();
+        for function in &mut self.functions {
+            function.returns.shrink();
+            function.blocks.shrink_to_fit();
+            for block in &mut function.blocks {
+                if let BlockKind::With { items } = &mut block.kind {
+                    items.shrink();
+                }
+            }
+            for decorator in &mut function.decorators {
+                decorator.path.shrink();
+                decorator.args.shrink();
+                decorator.keywords.shrink();
+            }
+            function.events.shrink_to_fit();
+            for event in &mut function.events {
+                match &mut event.kind {
+                    EventKind::Call(call) => {
+                        call.path.shrink();
+                        call.args.shrink();
+                        call.keywords.shrink();
+                    }
+                    EventKind::AttrAssign(assign) => {
+                        assign.object.shrink();
+                        assign.value.shrink();
+                    }
+                    EventKind::Guard(guard) => {
+                        if let GuardTest::Helper { path } = &mut guard.test {
+                            path.shrink();
+                        }
+                    }
+                }
+            }
+        }
+        self.functions.shrink_to_fit();
+    }
 }
 
 #[derive(Debug)]
