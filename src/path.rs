@@ -5,13 +5,31 @@ use std::fmt;
 
 /// One segment of a path: a name, possibly called, with the first argument when it is a
 /// short string literal (`client("sqs")` → `client(sqs)`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+///
+/// Names (and string arguments) are interned ([`crate::intern`]), so segments compare and hash
+/// by address: paths are map keys all through the project phase.
+#[derive(Clone, Copy, Debug)]
 pub struct Seg {
     pub name: &'static str,
     pub call: Call,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+impl PartialEq for Seg {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.name, other.name) && self.call == other.call
+    }
+}
+
+impl Eq for Seg {}
+
+impl std::hash::Hash for Seg {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_usize(self.name.as_ptr() as usize);
+        self.call.hash(state);
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
 pub enum Call {
     /// An attribute or name, not called.
     No,
@@ -19,6 +37,28 @@ pub enum Call {
     Any,
     /// Called with this string literal as first argument.
     Str(&'static str),
+}
+
+impl PartialEq for Call {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Call::No, Call::No) | (Call::Any, Call::Any) => true,
+            (Call::Str(a), Call::Str(b)) => std::ptr::eq(*a, *b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Call {}
+
+impl std::hash::Hash for Call {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        match self {
+            Call::No => state.write_u8(0),
+            Call::Any => state.write_u8(1),
+            Call::Str(s) => state.write_usize(s.as_ptr() as usize),
+        }
+    }
 }
 
 impl Seg {
@@ -274,12 +314,12 @@ mod tests {
         let sqs = Pattern::parse("boto3.client(sqs).send_message");
         let good = path(&[
             ("boto3", Call::No),
-            ("client", Call::Str("sqs")),
+            ("client", Call::Str(crate::intern::intern("sqs"))),
             ("send_message", Call::Any),
         ]);
         let bad = path(&[
             ("boto3", Call::No),
-            ("client", Call::Str("ses")),
+            ("client", Call::Str(crate::intern::intern("ses"))),
             ("send_message", Call::Any),
         ]);
         assert!(sqs.matches(&good));

@@ -168,8 +168,9 @@ pub struct Project<'a> {
     /// Module variables whose type only run time knows, typed by the API called on them
     /// (`app.config_from_object(...)` makes `app` a Celery app).
     inferred_types: HashMap<String, QPath>,
-    /// First components of the project's module names (`shop` of `shop.orders.tasks`).
-    roots: HashSet<&'static str>,
+    /// First components of the project's module names (`shop` of `shop.orders.tasks`), by the
+    /// address of the interned name ([`Project::is_root`]).
+    roots: HashSet<usize>,
     no_reach: bool,
     /// Memo of [`Project::canonical`]: real code names the same few thousand paths over and
     /// over. Cleared whenever what `canonical` reads changes (inferred types, models).
@@ -242,7 +243,7 @@ impl<'a> Project<'a> {
             .modules
             .keys()
             .filter_map(|name| name.split('.').next())
-            .map(crate::intern::intern)
+            .map(|root| crate::intern::intern(root).as_ptr() as usize)
             .collect();
         timer.lap("  names");
         project.inferred_types = project.infer_types();
@@ -419,11 +420,7 @@ impl<'a> Project<'a> {
     /// are followed to where the name is defined.
     pub fn canonical(&self, path: &QPath) -> QPath {
         // Only a path that starts like a project module can name something of the project.
-        if path
-            .0
-            .first()
-            .is_none_or(|head| !self.roots.contains(head.name))
-        {
+        if path.0.first().is_none_or(|head| !self.is_root(head.name)) {
             return path.clone();
         }
         let memo = |memo: &std::sync::RwLock<HashMap<QPath, QPath>>| {
@@ -448,6 +445,11 @@ impl<'a> Project<'a> {
                 .insert(path.clone(), result.clone());
         }
         result
+    }
+
+    /// Whether a path segment's (interned) name is the first component of a project module.
+    fn is_root(&self, name: &'static str) -> bool {
+        self.roots.contains(&(name.as_ptr() as usize))
     }
 
     /// Forgets what [`Project::canonical`] remembered, after what it reads has changed.
@@ -478,7 +480,7 @@ impl<'a> Project<'a> {
                 let mut target = app.clone();
                 if called != Call::No {
                     target.0.push(Seg {
-                        name: "__call__",
+                        name: crate::intern::intern("__call__"),
                         call: called,
                     });
                 }
@@ -490,7 +492,7 @@ impl<'a> Project<'a> {
                 let mut target = var_path.clone();
                 if called != Call::No {
                     target.0.push(Seg {
-                        name: "__call__",
+                        name: crate::intern::intern("__call__"),
                         call: called,
                     });
                 }
@@ -668,7 +670,7 @@ impl<'a> Project<'a> {
         let chosen = match returned.as_slice() {
             [] => return None,
             [only] => only,
-            several => several.iter().find(|p| !self.roots.contains(p.0[0].name))?,
+            several => several.iter().find(|p| !self.is_root(p.0[0].name))?,
         };
         // A function returning its own call (recursion) names nothing new.
         (chosen != call).then(|| self.canonical(chosen))
