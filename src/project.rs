@@ -171,6 +171,9 @@ pub struct Project<'a> {
     /// First components of the project's module names (`shop` of `shop.orders.tasks`), by the
     /// address of the interned name ([`Project::is_root`]).
     roots: HashSet<usize>,
+    /// First components of every project function's and class's qualified name, by address:
+    /// a path that starts otherwise names none of them.
+    defined_heads: HashSet<usize>,
     no_reach: bool,
     /// Memo of [`Project::canonical`]: real code names the same few thousand paths over and
     /// over. Cleared whenever what `canonical` reads changes (inferred types, models).
@@ -236,6 +239,7 @@ impl<'a> Project<'a> {
             settings: CelerySettings::default(),
             inferred_types: HashMap::default(),
             roots: HashSet::default(),
+            defined_heads: HashSet::default(),
             no_reach: std::env::var_os("TWICE_NO_REACH").is_some(),
             canonical_memo: std::sync::RwLock::default(),
         };
@@ -244,6 +248,13 @@ impl<'a> Project<'a> {
             .keys()
             .filter_map(|name| name.split('.').next())
             .map(|root| crate::intern::intern(root).as_ptr() as usize)
+            .collect();
+        project.defined_heads = project
+            .functions
+            .keys()
+            .chain(project.classes.keys())
+            .filter_map(|name| name.split('.').next())
+            .map(|head| crate::intern::intern(head).as_ptr() as usize)
             .collect();
         timer.lap("  names");
         project.inferred_types = project.infer_types();
@@ -757,6 +768,12 @@ impl<'a> Project<'a> {
         if segs.first().is_some_and(|s| s.name == "self") && segs.len() == 2 {
             let class = self.class_of(caller?)?;
             return self.find_method(&class.qualname, segs[1].name, 0);
+        }
+        if segs
+            .first()
+            .is_none_or(|head| !self.defined_heads.contains(&(head.name.as_ptr() as usize)))
+        {
+            return None;
         }
         if segs
             .iter()

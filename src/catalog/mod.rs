@@ -340,8 +340,15 @@ pub struct Catalog {
     wildcard_names: rustc_hash::FxHashSet<&'static str>,
 }
 
-/// Methods whose arguments rule code reads by name (beyond what the catalog lists).
+/// Methods and keywords whose arguments rule code reads by name (beyond what the catalog
+/// lists): model field flags and relation targets among them.
 const RULE_METHODS: &[&str] = &[
+    "unique",
+    "primary_key",
+    "to",
+    "related_name",
+    "condition",
+    "fields",
     "save",
     "asave",
     "update",
@@ -1006,6 +1013,17 @@ impl Catalog {
                 .any(|v| v == call.method)
             || self.heuristics.weak_verbs.iter().any(|v| v == call.method)
         {
+            ArgumentFilter::All
+        } else {
+            ArgumentFilter::NamedKeywords
+        }
+    }
+
+    /// [`Catalog::argument_filter`] for a call in a class body (a model field, a constraint),
+    /// which has no call site: by the last name of its path.
+    pub fn class_call_filter(&self, path: Option<&QPath>) -> ArgumentFilter {
+        let named = |name: &str| self.argument_names.contains(name);
+        if self.every_argument || path.and_then(QPath::last_name).is_some_and(named) {
             ArgumentFilter::All
         } else {
             ArgumentFilter::NamedKeywords

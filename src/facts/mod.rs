@@ -184,6 +184,30 @@ impl Shrink for Value {
     }
 }
 
+/// The same for the calls kept with class-body values (`models.CharField(max_length=20)`),
+/// and those inside displays (`constraints = [UniqueConstraint(...)]`).
+fn drop_unread_class_arguments(value: &mut Value, catalog: &Catalog) {
+    match &mut value.lit {
+        Lit::Dict(items) => items
+            .iter_mut()
+            .for_each(|(_, item)| drop_unread_class_arguments(item, catalog)),
+        Lit::Seq(items) => items
+            .iter_mut()
+            .for_each(|item| drop_unread_class_arguments(item, catalog)),
+        _ => {}
+    }
+    let Some(call) = &mut value.call else { return };
+    if catalog.class_call_filter(value.path.as_ref()) == ArgumentFilter::NamedKeywords {
+        call.args = Vec::new();
+        call.keywords
+            .retain(|(name, _)| catalog.keeps_keyword(name));
+    }
+    call.args
+        .iter_mut()
+        .chain(call.keywords.iter_mut().map(|(_, v)| v))
+        .for_each(|item| drop_unread_class_arguments(item, catalog));
+}
+
 impl ModuleFacts {
     /// Drops the argument values no rule reads ([`Catalog::argument_filter`]); whether a call
     /// had `*args` or `**kwargs` is kept.
@@ -198,6 +222,11 @@ impl ModuleFacts {
                     call.keywords
                         .retain(|(name, _)| catalog.keeps_keyword(name));
                 }
+            }
+        }
+        for class in &mut self.classes {
+            for value in class.attrs.values_mut() {
+                drop_unread_class_arguments(value, catalog);
             }
         }
     }
