@@ -1,6 +1,7 @@
 //! The rules. Each file holds one rule: its documentation (the doc comment, printed by
 //! `twice rule`), its metadata and its check, which reads facts and the project model.
 
+use rayon::prelude::*;
 use ruff_text_size::TextRange;
 
 use crate::diagnostic::{Diagnostic, Severity};
@@ -139,14 +140,18 @@ impl<'a> TaskView<'a> {
 /// Collects diagnostics for the rules that are enabled.
 pub struct Checker<'a> {
     pub project: &'a Project<'a>,
-    enabled: &'a dyn Fn(&str) -> bool,
+    enabled: &'a (dyn Fn(&str) -> bool + Sync),
     /// The language of messages and help lines.
     pub lang: Lang,
     pub diagnostics: Vec<Diagnostic>,
 }
 
 impl<'a> Checker<'a> {
-    pub fn new(project: &'a Project<'a>, enabled: &'a dyn Fn(&str) -> bool, lang: Lang) -> Self {
+    pub fn new(
+        project: &'a Project<'a>,
+        enabled: &'a (dyn Fn(&str) -> bool + Sync),
+        lang: Lang,
+    ) -> Self {
         Checker {
             project,
             enabled,
@@ -215,32 +220,40 @@ pub fn check_all(checker: &mut Checker) {
     let project = checker.project;
     let views: Vec<TaskView> = project
         .tasks
-        .iter()
+        .par_iter()
         .filter_map(|task| TaskView::new(project, task))
         .collect();
-    for view in &views {
-        let before = checker.diagnostics.len();
-        effects::tw101::check(checker, view);
-        effects::tw102::check(checker, view);
-        effects::tw103::check(checker, view);
-        effects::tw104::check(checker, view);
-        keys::tw201::check(checker, view);
-        keys::tw202::check(checker, view);
-        transactions::tw303::check(checker, view);
-        transactions::tw304::check(checker, view);
-        transactions::tw305::check(checker, view);
-        locks::tw401::check(checker, view);
-        locks::tw402::check(checker, view);
-        retries::tw501::check(checker, view);
-        retries::tw502::check(checker, view);
-        let complete = project.summary(view.id).is_none_or(|s| s.complete);
-        for diagnostic in &mut checker.diagnostics[before..] {
-            diagnostic
-                .task
-                .get_or_insert_with(|| view.function.qualname.clone());
-            diagnostic.complete = Some(complete);
-        }
-    }
+    // Tasks are checked independently, in parallel; their diagnostics are put together in task
+    // order, as one pass would.
+    let (enabled, lang) = (checker.enabled, checker.lang);
+    let per_task: Vec<Vec<Diagnostic>> = views
+        .par_iter()
+        .map(|view| {
+            let mut checker = Checker::new(project, enabled, lang);
+            effects::tw101::check(&mut checker, view);
+            effects::tw102::check(&mut checker, view);
+            effects::tw103::check(&mut checker, view);
+            effects::tw104::check(&mut checker, view);
+            keys::tw201::check(&mut checker, view);
+            keys::tw202::check(&mut checker, view);
+            transactions::tw303::check(&mut checker, view);
+            transactions::tw304::check(&mut checker, view);
+            transactions::tw305::check(&mut checker, view);
+            locks::tw401::check(&mut checker, view);
+            locks::tw402::check(&mut checker, view);
+            retries::tw501::check(&mut checker, view);
+            retries::tw502::check(&mut checker, view);
+            let complete = project.summary(view.id).is_none_or(|s| s.complete);
+            for diagnostic in &mut checker.diagnostics {
+                diagnostic
+                    .task
+                    .get_or_insert_with(|| view.function.qualname.clone());
+                diagnostic.complete = Some(complete);
+            }
+            checker.diagnostics
+        })
+        .collect();
+    checker.diagnostics.extend(per_task.into_iter().flatten());
     transactions::tw301::check_project(checker);
     transactions::tw302::check_project(checker);
     locks::tw403::check_project(checker, &views);
