@@ -22,6 +22,12 @@ thread_local! {
     static CUT_SHORT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+thread_local! {
+    /// While summaries of leaf functions are probed in parallel: `Some(false)` until the
+    /// function being summarised asks for another one's summary, then `Some(true)`.
+    static LEAF_PROBE: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
 /// At most this many effects are kept per function summary: enough to report, bounded for
 /// helpers that reach many.
 const MAX_REACHED: usize = 16;
@@ -1350,8 +1356,11 @@ impl<'a> Project<'a> {
             return true;
         }
         let writes = &self.catalog.state_writes;
+        if !writes.cache_methods.iter().any(|m| **m == *call.method) {
+            return false;
+        }
         let receiver = call.receiver.unwrap_or_default().to_ascii_lowercase();
-        let on_cache = writes
+        writes
             .receiver_words
             .iter()
             .any(|w| receiver.contains(w.as_str()))
@@ -1362,8 +1371,7 @@ impl<'a> Project<'a> {
                         .iter()
                         .any(|w| s.name.to_ascii_lowercase().contains(w.as_str()))
                 })
-            });
-        on_cache && writes.cache_methods.iter().any(|m| **m == *call.method)
+            })
     }
 
     fn is_project_path(&self, path: &QPath) -> bool {
@@ -1386,6 +1394,22 @@ impl<'a> Project<'a> {
         }
         let mut done: HashMap<FuncId, Summary> =
             HashMap::with_capacity_and_hasher(ids.len(), Default::default());
+        // Most functions call no project function: their summaries depend on nothing else and
+        // are computed in parallel first. A computation that would need another function's
+        // summary stops being a probe ([`LEAF_PROBE`]) and is left to the pass below, which
+        // visits functions in the same order as ever, so results (cycles included) are the
+        // same.
+        let leaves: Vec<(FuncId, Summary)> = ids
+            .par_iter()
+            .filter_map(|&id| {
+                LEAF_PROBE.set(Some(false));
+                let summary =
+                    self.compute_summary(id, &mut HashMap::default(), &mut HashSet::default());
+                let needed_others = LEAF_PROBE.replace(None) != Some(false);
+                (!needed_others).then_some((id, summary))
+            })
+            .collect();
+        done.extend(leaves);
         let mut visiting = HashSet::default();
         for id in ids {
             self.summary_of(id, &mut done, &mut visiting);
@@ -1400,6 +1424,12 @@ impl<'a> Project<'a> {
         done: &mut HashMap<FuncId, Summary>,
         visiting: &mut HashSet<FuncId>,
     ) {
+        if let Some(needed) = LEAF_PROBE.get() {
+            if !needed {
+                LEAF_PROBE.set(Some(true));
+            }
+            return;
+        }
         // A cycle: what is being computed further up the stack counts as nothing here.
         if done.contains_key(&id) || !visiting.insert(id) {
             return;
@@ -1788,17 +1818,19 @@ fn short_label(dotted: &str) -> String {
 pub fn is_state_write(call: &CallSite) -> bool {
     let method = call.method;
     let Some(path) = &call.path else { return false };
-    let orm_chain = path.contains("objects")
-        || path.contains("_default_manager")
-        || path.0.iter().any(|s| {
-            s.call != Call::No
-                && matches!(s.name, "filter" | "exclude" | "all" | "select_for_update")
-        });
+    let orm_chain = || {
+        path.contains("objects")
+            || path.contains("_default_manager")
+            || path.0.iter().any(|s| {
+                s.call != Call::No
+                    && matches!(s.name, "filter" | "exclude" | "all" | "select_for_update")
+            })
+    };
     match method {
         "save" | "asave" => true,
-        "update" | "aupdate" | "delete" | "adelete" | "bulk_update" => orm_chain,
+        "update" | "aupdate" | "delete" | "adelete" | "bulk_update" => orm_chain(),
         "create" | "acreate" | "get_or_create" | "update_or_create" | "bulk_create"
-        | "aget_or_create" | "aupdate_or_create" | "abulk_create" => orm_chain,
+        | "aget_or_create" | "aupdate_or_create" | "abulk_create" => orm_chain(),
         _ => false,
     }
 }
