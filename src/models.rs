@@ -185,7 +185,7 @@ impl Models {
             .position(|s| project.catalog.orm.managers.iter().any(|m| m == s.name))
         {
             Some(at) => {
-                let model = project.canonical(&QPath(segs[..at].to_vec()));
+                let model = project.canonical(&QPath(segs[..at].to_vec())).into_owned();
                 target = Some(ManagerTarget {
                     model: self.index(&model.dotted())?,
                     implicit: None,
@@ -354,13 +354,15 @@ fn collect(project: &Project, class: &Class, model: &mut Model, depth: u32) {
             Some("as_manager" | "from_queryset") => QPath(path.0[..path.0.len() - 1].to_vec()),
             _ => path.clone(),
         };
-        let canonical = project.canonical(&QPath(
-            manager
-                .0
-                .iter()
-                .map(|s| crate::path::Seg::name(s.name))
-                .collect(),
-        ));
+        let canonical = project
+            .canonical(&QPath(
+                manager
+                    .0
+                    .iter()
+                    .map(|s| crate::path::Seg::name(s.name))
+                    .collect(),
+            ))
+            .into_owned();
         if project.class(&canonical.dotted()).is_some() {
             model.managers.push(canonical.dotted());
         }

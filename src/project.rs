@@ -2,6 +2,8 @@
 //! how each call is classified (effect, project call, enqueue) and, per function, a summary of
 //! what it reaches, computed once over the call graph.
 
+use std::borrow::Cow;
+
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use rayon::prelude::*;
@@ -435,10 +437,12 @@ impl<'a> Project<'a> {
     /// Expands module-level bindings of project modules: `shop.celery.app.task` becomes
     /// `celery.Celery().task` when `shop/celery.py` says `app = Celery(...)`, and re-exports
     /// are followed to where the name is defined.
-    pub fn canonical(&self, path: &QPath) -> QPath {
+    ///
+    /// Most paths do not start like a project module and come back borrowed.
+    pub fn canonical<'p>(&self, path: &'p QPath) -> Cow<'p, QPath> {
         // Only a path that starts like a project module can name something of the project.
         if path.0.first().is_none_or(|head| !self.is_root(head.name)) {
-            return path.clone();
+            return Cow::Borrowed(path);
         }
         let memo = |memo: &std::sync::RwLock<HashMap<QPath, QPath>>| {
             memo.read()
@@ -447,7 +451,7 @@ impl<'a> Project<'a> {
                 .cloned()
         };
         if let Some(known) = memo(&self.canonical_memo) {
-            return known;
+            return Cow::Owned(known);
         }
         // A result cut short by the recursion bound of `returned_path` depends on the depth it
         // was computed at: it is not remembered, so that the outcome never depends on the order
@@ -461,7 +465,7 @@ impl<'a> Project<'a> {
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .insert(path.clone(), result.clone());
         }
-        result
+        Cow::Owned(result)
     }
 
     /// Whether a path segment's (interned) name is the first component of a project module.
@@ -690,7 +694,7 @@ impl<'a> Project<'a> {
             several => several.iter().find(|p| !self.is_root(p.0[0].name))?,
         };
         // A function returning its own call (recursion) names nothing new.
-        (chosen != call).then(|| self.canonical(chosen))
+        (chosen != call).then(|| self.canonical(chosen).into_owned())
     }
 
     fn class_defines(&self, class: &Class, member: &str, depth: u32) -> bool {
@@ -725,7 +729,7 @@ impl<'a> Project<'a> {
             seg.call = Call::No;
         }
 
-        self.canonical(&plain)
+        self.canonical(&plain).into_owned()
     }
 
     fn defines(&self, facts: &ModuleFacts, name: &str) -> bool {
@@ -1037,7 +1041,7 @@ impl<'a> Project<'a> {
                             continue;
                         };
                         let target = match (&first.path, first.as_str()) {
-                            (Some(path), _) if !path.is_call() => self.canonical(path),
+                            (Some(path), _) if !path.is_call() => self.canonical(path).into_owned(),
                             (_, Some(dotted)) => QPath::from_dotted(dotted),
                             _ => continue,
                         };
@@ -1128,7 +1132,8 @@ impl<'a> Project<'a> {
         let Some(path) = &call.path else {
             return CallClass::Other;
         };
-        let canonical = self.canonical(&self.with_self(path, caller));
+        let with_self = self.with_self(path, caller);
+        let canonical = self.canonical(&with_self);
         if let Some(enqueue) = self.enqueue(call, &canonical, caller) {
             return enqueue;
         }
