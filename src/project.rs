@@ -164,8 +164,8 @@ pub struct Project<'a> {
     pub catalog: &'a Catalog,
     pub heuristics: bool,
     modules: HashMap<&'a str, u32>,
-    functions: HashMap<String, FuncId>,
-    classes: HashMap<String, (u32, usize)>,
+    functions: HashMap<&'a str, FuncId>,
+    classes: HashMap<&'a str, (u32, usize)>,
     pub tasks: Vec<Task>,
     task_index: HashMap<FuncId, usize>,
     /// Per file, per function, per event: how each call is classified.
@@ -220,7 +220,7 @@ impl<'a> Project<'a> {
             for (i, function) in facts.functions.iter().enumerate().skip(1) {
                 if function.parent.is_none() {
                     functions.insert(
-                        function.qualname.clone(),
+                        function.qualname.as_str(),
                         FuncId {
                             file: file_id,
                             func: u32::try_from(i).unwrap_or(u32::MAX),
@@ -229,7 +229,7 @@ impl<'a> Project<'a> {
                 }
             }
             for (i, class) in facts.classes.iter().enumerate() {
-                classes.insert(class.qualname.clone(), (file_id, i));
+                classes.insert(class.qualname.as_str(), (file_id, i));
             }
         }
         let mut project = Project {
@@ -391,7 +391,7 @@ impl<'a> Project<'a> {
 
     /// The facts of the module that defines `class`.
     pub fn facts_of_class(&self, class: &Class) -> Option<&'a ModuleFacts> {
-        let &(file, _) = self.classes.get(&class.qualname)?;
+        let &(file, _) = self.classes.get(class.qualname.as_str())?;
         self.facts(file)
     }
 
@@ -734,7 +734,8 @@ impl<'a> Project<'a> {
 
     fn defines(&self, facts: &ModuleFacts, name: &str) -> bool {
         let qualname = format!("{}.{name}", facts.module);
-        self.functions.contains_key(&qualname) || self.classes.contains_key(&qualname)
+        self.functions.contains_key(qualname.as_str())
+            || self.classes.contains_key(qualname.as_str())
     }
 
     fn binds(&self, facts: &ModuleFacts, name: &str) -> bool {
@@ -800,7 +801,7 @@ impl<'a> Project<'a> {
             return self.find_method(&class_name, last.name, 0);
         }
         let dotted = path.dotted();
-        if let Some(&id) = self.functions.get(&dotted) {
+        if let Some(&id) = self.functions.get(dotted.as_str()) {
             // A class's method through the class needs the class to be known: `functions` has it.
             return Some(id);
         }
