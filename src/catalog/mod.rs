@@ -989,6 +989,11 @@ impl Catalog {
     /// anything else the rules read arguments of, and their argument values were the largest
     /// part of the facts; a call keeps them all when its method, or the last name of its
     /// resolved path, is a name the catalog or a rule mentions.
+    ///
+    /// The path is the one resolved through the module's own imports: a sink that another
+    /// project module re-exports under a different function name (`from requests import post
+    /// as http_post` there, `mymod.http_post(...)` here) is only recognised as a sink in the
+    /// project phase, and its call keeps only the catalog's keywords.
     pub fn argument_filter(&self, call: &CallSite) -> ArgumentFilter {
         let named = |name: &str| self.argument_names.contains(name);
         let in_wildcard_sink = || {
