@@ -18,6 +18,9 @@ use crate::parse::SourceFile;
 use crate::path::{Call, QPath, Seg};
 use crate::settings::CelerySettings;
 
+/// Shards of the canonical memo.
+const MEMO_SHARDS: usize = 64;
+
 thread_local! {
     /// Set when [`Project::returned_path`] stopped at its recursion bound during the current
     /// [`Project::canonical`] computation.
@@ -185,7 +188,7 @@ pub struct Project<'a> {
     no_reach: bool,
     /// Memo of [`Project::canonical`]: real code names the same few thousand paths over and
     /// over. Cleared whenever what `canonical` reads changes (inferred types, models).
-    canonical_memo: std::sync::RwLock<HashMap<QPath, QPath>>,
+    canonical_memo: Vec<std::sync::RwLock<HashMap<QPath, QPath>>>,
 }
 
 impl<'a> Project<'a> {
@@ -249,7 +252,9 @@ impl<'a> Project<'a> {
             roots: HashSet::default(),
             defined_heads: HashSet::default(),
             no_reach: std::env::var_os("TWICE_NO_REACH").is_some(),
-            canonical_memo: std::sync::RwLock::default(),
+            canonical_memo: (0..MEMO_SHARDS)
+                .map(|_| std::sync::RwLock::default())
+                .collect(),
         };
         project.roots = project
             .modules
@@ -444,13 +449,18 @@ impl<'a> Project<'a> {
         if path.0.first().is_none_or(|head| !self.is_root(head.name)) {
             return Cow::Borrowed(path);
         }
-        let memo = |memo: &std::sync::RwLock<HashMap<QPath, QPath>>| {
-            memo.read()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .get(path)
-                .cloned()
+        // Shards keep threads that look up different paths off each other's lock.
+        let shard = {
+            use std::hash::BuildHasher;
+            let hash = rustc_hash::FxBuildHasher.hash_one(path);
+            &self.canonical_memo[(hash as usize) % MEMO_SHARDS]
         };
-        if let Some(known) = memo(&self.canonical_memo) {
+        let known = shard
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(path)
+            .cloned();
+        if let Some(known) = known {
             return Cow::Owned(known);
         }
         // A result cut short by the recursion bound of `returned_path` depends on the depth it
@@ -460,7 +470,7 @@ impl<'a> Project<'a> {
         let result = self.canonical_uncached(path);
         let cut = CUT_SHORT.replace(outer_cut || CUT_SHORT.get());
         if !cut {
-            self.canonical_memo
+            shard
                 .write()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .insert(path.clone(), result.clone());
@@ -475,10 +485,12 @@ impl<'a> Project<'a> {
 
     /// Forgets what [`Project::canonical`] remembered, after what it reads has changed.
     fn forget_canonical(&mut self) {
-        self.canonical_memo
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clear();
+        for shard in &mut self.canonical_memo {
+            shard
+                .get_mut()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clear();
+        }
     }
 
     fn canonical_uncached(&self, path: &QPath) -> QPath {
