@@ -340,41 +340,6 @@ pub struct Catalog {
     wildcard_names: rustc_hash::FxHashSet<&'static str>,
 }
 
-/// Methods and keywords whose arguments rule code reads by name (beyond what the catalog
-/// lists): model field flags and relation targets among them.
-const RULE_METHODS: &[&str] = &[
-    "unique",
-    "primary_key",
-    "to",
-    "related_name",
-    "condition",
-    "fields",
-    "save",
-    "asave",
-    "update",
-    "aupdate",
-    "setdefault",
-    "config_from_object",
-    "Celery",
-    "query",
-    "delete",
-    "adelete",
-    "_raw_delete",
-    "retry",
-    "apply_async",
-    "delay",
-    "send_task",
-    "get_or_create",
-    "update_or_create",
-    "aget_or_create",
-    "aupdate_or_create",
-    "create",
-    "acreate",
-    "bulk_create",
-    "abulk_create",
-    "open",
-];
-
 /// What a call keeps of its arguments in the facts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArgumentFilter {
@@ -424,6 +389,14 @@ struct RawCatalog {
     pub orm: Orm,
     guards: Guards,
     vocabulary: Vocabulary,
+    arguments: RawArguments,
+}
+
+/// Names whose calls keep their arguments beyond those the catalog mentions elsewhere.
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawArguments {
+    read_by_rules: Vec<String>,
 }
 
 /// The ORM's vocabulary: managers, row-returning and loading methods.
@@ -979,7 +952,7 @@ impl Catalog {
                     identifiers(name).chain(key.into_iter().flat_map(identifiers))
                 }))
                 .chain(task_decorators.iter().flat_map(|d| identifiers(d)))
-                .chain(RULE_METHODS.iter().copied())
+                .chain(raw.arguments.read_by_rules.iter().map(String::as_str))
                 .map(crate::intern::intern)
                 .collect(),
         }
