@@ -217,7 +217,7 @@ fn check_in_pool<R>(
     });
     diagnostics.dedup_by(|a, b| a.file == b.file && a.code == b.code && same_line(&files, a, b));
     let inspected = inspect(&project, &diagnostics);
-    timer.lap("sort");
+    timer.lap("filter + sort");
     drop(project);
     timer.lap("drop project");
     (
