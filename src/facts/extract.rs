@@ -523,11 +523,11 @@ impl<'e, 'c> Walker<'e, 'c> {
         if let Some(test) = self.guard_test(&stmt_if.test, &test) {
             self.push_event(
                 block,
-                EventKind::Guard(Guard {
+                EventKind::Guard(Box::new(Guard {
                     range: stmt_if.range,
                     test,
                     exit,
-                }),
+                })),
             );
         }
     }
@@ -589,11 +589,11 @@ impl<'e, 'c> Walker<'e, 'c> {
                     });
             self.push_event(
                 block,
-                EventKind::Guard(Guard {
+                EventKind::Guard(Box::new(Guard {
                     range: stmt_try.range,
                     test: GuardTest::Integrity { marker },
                     exit,
-                }),
+                })),
             );
         }
     }
@@ -1651,14 +1651,12 @@ fn int_op(a: i64, b: i64, op: Operator) -> Option<i64> {
 /// otherwise.
 fn resolve_state_guards(events: &mut [Event]) {
     for index in 0..events.len() {
-        let EventKind::Guard(Guard {
-            test: GuardTest::StateNot { field },
-            ..
-        }) = &events[index].kind
-        else {
+        let EventKind::Guard(guard) = &events[index].kind else {
             continue;
         };
-        let field = *field;
+        let GuardTest::StateNot { field } = guard.test else {
+            continue;
+        };
         let written = events[index + 1..].iter().any(|event| match &event.kind {
             EventKind::AttrAssign(assign) => assign.attr == field,
             EventKind::Call(call) => call.keywords.iter().any(|(name, _)| *name == field),

@@ -445,7 +445,7 @@ pub struct Event {
 #[derive(Debug)]
 pub enum EventKind {
     Call(Box<CallSite>),
-    Guard(Guard),
+    Guard(Box<Guard>),
     /// `x.attr = value` or `x.attr += value`.
     AttrAssign(Box<AttrAssign>),
 }
