@@ -789,7 +789,6 @@ impl Catalog {
         // The built-in data is part of the binary and covered by tests: failing to parse it is a
         // bug in twice, not in the user's input.
         let raw: RawCatalog = toml::from_str(BUILTIN).expect("the built-in catalog.toml is valid");
-
         let mut sinks = Vec::new();
         let mut effects = PatternSet::default();
         for effect in raw.effect {
@@ -961,14 +960,14 @@ impl Catalog {
     /// What the facts keep of a call's arguments. Most calls of a project are neither sinks nor
     /// anything else the rules read arguments of, and their argument values were the largest
     /// part of the facts; a call keeps them all when its method, or the last name of its
-    /// resolved path, is a name the catalog or a rule mentions.
+    /// resolved path, is a name the catalog or a rule mentions (heuristic verbs included: they
+    /// are catalog text too).
     ///
     /// The path is the one resolved through the module's own imports: a sink that another
     /// project module re-exports under a different function name (`from requests import post
     /// as http_post` there, `mymod.http_post(...)` here) is only recognised as a sink in the
     /// project phase, and its call keeps only the catalog's keywords.
     pub fn argument_filter(&self, call: &CallSite) -> ArgumentFilter {
-        let named = |name: &str| self.argument_names.contains(name);
         let in_wildcard_sink = || {
             call.path.as_ref().is_some_and(|path| {
                 path.segs()
@@ -976,24 +975,10 @@ impl Catalog {
                     .any(|seg| self.wildcard_names.contains(seg.name))
             })
         };
-        if self.every_argument
-            || named(call.method)
-            || in_wildcard_sink()
-            || call
-                .path
-                .as_ref()
-                .and_then(QPath::last_name)
-                .is_some_and(named)
-            || self
-                .heuristics
-                .strong_verbs
-                .iter()
-                .any(|v| v == call.method)
-            || self.heuristics.weak_verbs.iter().any(|v| v == call.method)
-        {
+        if self.argument_names.contains(call.method) || in_wildcard_sink() {
             ArgumentFilter::All
         } else {
-            ArgumentFilter::NamedKeywords
+            self.class_call_filter(call.path.as_ref())
         }
     }
 
@@ -1008,8 +993,22 @@ impl Catalog {
         }
     }
 
+    /// Applies a filter to a call's arguments: [`ArgumentFilter::NamedKeywords`] drops the
+    /// positional ones and every keyword the catalog does not name.
+    pub fn filter_arguments(
+        &self,
+        filter: ArgumentFilter,
+        args: &mut Vec<Value>,
+        keywords: &mut Vec<(&'static str, Value)>,
+    ) {
+        if filter == ArgumentFilter::NamedKeywords {
+            *args = Vec::new();
+            keywords.retain(|(name, _)| self.keeps_keyword(name));
+        }
+    }
+
     /// Whether a keyword keeps its value on a call filtered by [`ArgumentFilter::NamedKeywords`].
-    pub fn keeps_keyword(&self, keyword: &str) -> bool {
+    fn keeps_keyword(&self, keyword: &str) -> bool {
         self.argument_names.contains(keyword) || self.heuristics.is_key_keyword(keyword)
     }
 

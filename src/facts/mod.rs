@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use ruff_text_size::TextRange;
 
-use crate::catalog::{ArgumentFilter, Catalog};
+use crate::catalog::Catalog;
 use crate::path::QPath;
 
 pub use extract::extract;
@@ -197,11 +197,8 @@ fn drop_unread_class_arguments(value: &mut Value, catalog: &Catalog) {
         _ => {}
     }
     let Some(call) = &mut value.call else { return };
-    if catalog.class_call_filter(value.path.as_ref()) == ArgumentFilter::NamedKeywords {
-        call.args = Vec::new();
-        call.keywords
-            .retain(|(name, _)| catalog.keeps_keyword(name));
-    }
+    let filter = catalog.class_call_filter(value.path.as_ref());
+    catalog.filter_arguments(filter, &mut call.args, &mut call.keywords);
     call.args
         .iter_mut()
         .chain(call.keywords.iter_mut().map(|(_, v)| v))
@@ -217,11 +214,8 @@ impl ModuleFacts {
                 let EventKind::Call(call) = &mut event.kind else {
                     continue;
                 };
-                if catalog.argument_filter(call) == ArgumentFilter::NamedKeywords {
-                    call.args = Vec::new();
-                    call.keywords
-                        .retain(|(name, _)| catalog.keeps_keyword(name));
-                }
+                let filter = catalog.argument_filter(call);
+                catalog.filter_arguments(filter, &mut call.args, &mut call.keywords);
             }
         }
         for class in &mut self.classes {
