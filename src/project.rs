@@ -147,6 +147,14 @@ pub struct TraceHop {
     pub range: TextRange,
 }
 
+/// What is computed for a function only when something asks for it.
+#[derive(Default)]
+struct LazyFunction {
+    classes: std::sync::OnceLock<Box<[Option<CallClass>]>>,
+    /// The summary of a function outside [`Project::summarize`]'s set.
+    summary: std::sync::OnceLock<Box<Summary>>,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
     pub effects: Vec<Reached>,
@@ -171,9 +179,13 @@ pub struct Project<'a> {
     classes: HashMap<&'a str, (u32, usize)>,
     pub tasks: Vec<Task>,
     task_index: HashMap<FuncId, usize>,
-    /// Per file, per function, per event: how each call is classified.
-    classes_of_calls: Vec<Vec<Vec<Option<CallClass>>>>,
+    /// Per file, per function: what is computed only when something asks for it.
+    lazy: Vec<Box<[LazyFunction]>>,
+    /// Summaries of the functions rules start from (tasks, functions with a transaction) and of
+    /// everything they reach, computed once in a fixed order ([`Project::summarize`]).
     summaries: HashMap<FuncId, Summary>,
+    /// The functions that open a transaction, in project order.
+    transaction_functions: Vec<FuncId>,
     pub models: Models,
     pub settings: CelerySettings,
     /// Module variables whose type only run time knows, typed by the API called on them
@@ -244,8 +256,15 @@ impl<'a> Project<'a> {
             classes,
             tasks: Vec::new(),
             task_index: HashMap::default(),
-            classes_of_calls: Vec::new(),
+            lazy: files
+                .iter()
+                .map(|file| {
+                    let count = file.facts.as_ref().map_or(0, |f| f.functions.len());
+                    (0..count).map(|_| LazyFunction::default()).collect()
+                })
+                .collect(),
             summaries: HashMap::default(),
+            transaction_functions: Vec::new(),
             models: Models::default(),
             settings: CelerySettings::default(),
             inferred_types: HashMap::default(),
@@ -277,8 +296,6 @@ impl<'a> Project<'a> {
         project.models = Models::build(&project);
         project.forget_canonical();
         timer.lap("  models");
-        project.classify_calls();
-        timer.lap("  classify");
         project.summarize();
         timer.lap("  summaries");
         project.settings = CelerySettings::build(&project);
@@ -298,16 +315,40 @@ impl<'a> Project<'a> {
         self.task_index.get(&id).map(|&i| &self.tasks[i])
     }
 
+    /// What `id` reaches. Summaries of the functions rules start from are computed up front
+    /// ([`Project::summarize`]); any other is computed on first use from those alone, so the
+    /// result does not depend on which rule asked first.
     pub fn summary(&self, id: FuncId) -> Option<&Summary> {
-        self.summaries.get(&id)
+        if let Some(summary) = self.summaries.get(&id) {
+            return Some(summary);
+        }
+        let lazy = self.lazy.get(id.file as usize)?.get(id.func as usize)?;
+        Some(lazy.summary.get_or_init(|| {
+            let mut done = HashMap::default();
+            self.summary_of(id, &mut done, &mut HashSet::default());
+            Box::new(done.remove(&id).unwrap_or_default())
+        }))
     }
 
     pub fn call_class(&self, id: FuncId, event: usize) -> Option<&CallClass> {
-        self.classes_of_calls
-            .get(id.file as usize)?
-            .get(id.func as usize)?
-            .get(event)?
-            .as_ref()
+        self.call_classes(id)?.get(event)?.as_ref()
+    }
+
+    /// How each call of a function is classified, by event index (classified on first use:
+    /// most functions of a large project are never asked about).
+    fn call_classes(&self, id: FuncId) -> Option<&[Option<CallClass>]> {
+        let lazy = self.lazy.get(id.file as usize)?.get(id.func as usize)?;
+        let function = self.function(id)?;
+        Some(lazy.classes.get_or_init(|| {
+            function
+                .events
+                .iter()
+                .map(|event| match &event.kind {
+                    EventKind::Call(call) => Some(self.classify(call, id)),
+                    _ => None,
+                })
+                .collect()
+        }))
     }
 
     /// The class a function is a method of.
@@ -392,6 +433,15 @@ impl<'a> Project<'a> {
                     })
             })
         })
+    }
+
+    /// The functions that open a transaction (a `with` block or a decorator), in project order.
+    pub fn functions_with_transactions(
+        &self,
+    ) -> impl Iterator<Item = (FuncId, &'a Function)> + '_ {
+        self.transaction_functions
+            .iter()
+            .filter_map(|&id| Some((id, self.function(id)?)))
     }
 
     /// The facts of the module that defines `class`.
@@ -1109,38 +1159,6 @@ impl<'a> Project<'a> {
 
     // ------------------------------------------------------------------ calls
 
-    fn classify_calls(&mut self) {
-        let result: Vec<Vec<Vec<Option<CallClass>>>> = (0..self.files.len())
-            .into_par_iter()
-            .map(|fi| {
-                let Some(facts) = &self.files[fi].facts else {
-                    return Vec::new();
-                };
-                let file = u32::try_from(fi).unwrap_or(u32::MAX);
-                facts
-                    .functions
-                    .iter()
-                    .enumerate()
-                    .map(|(i, function)| {
-                        let id = FuncId {
-                            file,
-                            func: u32::try_from(i).unwrap_or(u32::MAX),
-                        };
-                        function
-                            .events
-                            .iter()
-                            .map(|event| match &event.kind {
-                                EventKind::Call(call) => Some(self.classify(call, id)),
-                                _ => None,
-                            })
-                            .collect()
-                    })
-                    .collect()
-            })
-            .collect();
-        self.classes_of_calls = result;
-    }
-
     fn classify(&self, call: &CallSite, caller: FuncId) -> CallClass {
         let Some(path) = &call.path else {
             return CallClass::Other;
@@ -1398,25 +1416,38 @@ impl<'a> Project<'a> {
 
     // ------------------------------------------------------------------ summaries
 
+    /// Computes the summaries rules start from: those of tasks and of functions with a
+    /// transaction, and of every function they reach. Functions nothing starts from (most of a
+    /// large project) are neither classified nor summarised here.
     fn summarize(&mut self) {
-        let mut ids: Vec<FuncId> = Vec::new();
-        for (fi, file) in self.files.iter().enumerate() {
-            if let Some(facts) = &file.facts {
-                for i in 0..facts.functions.len() {
-                    ids.push(FuncId {
-                        file: u32::try_from(fi).unwrap_or(u32::MAX),
-                        func: u32::try_from(i).unwrap_or(u32::MAX),
-                    });
-                }
-            }
+        self.transaction_functions = self
+            .all_functions()
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .filter(|&(_, function)| self.has_transaction(function))
+            .map(|(id, _)| id)
+            .collect();
+        let mut roots: Vec<FuncId> = self.tasks.iter().map(|task| task.id).collect();
+        roots.extend(&self.transaction_functions);
+        // Everything the roots reach, a level at a time; each level is classified in parallel.
+        let mut reached: HashSet<FuncId> = roots.iter().copied().collect();
+        let mut frontier = roots;
+        while !frontier.is_empty() {
+            let next: Vec<FuncId> = frontier
+                .par_iter()
+                .flat_map_iter(|&id| self.summary_dependencies(id))
+                .collect();
+            frontier = next.into_iter().filter(|id| reached.insert(*id)).collect();
         }
+        let mut ids: Vec<FuncId> = reached.into_iter().collect();
+        ids.sort_unstable();
         let mut done: HashMap<FuncId, Summary> =
             HashMap::with_capacity_and_hasher(ids.len(), Default::default());
         // Most functions call no project function: their summaries depend on nothing else and
         // are computed in parallel first. A computation that would need another function's
         // summary stops being a probe ([`LEAF_PROBE`]) and is left to the pass below, which
-        // visits functions in the same order as ever, so results (cycles included) are the
-        // same.
+        // visits functions in a fixed order, so results (cycles included) are the same on
+        // every run.
         let leaves: Vec<(FuncId, Summary)> = ids
             .par_iter()
             .filter_map(|&id| {
@@ -1435,6 +1466,62 @@ impl<'a> Project<'a> {
         self.summaries = done;
     }
 
+    /// The functions whose summaries the summary of `id` reads: the project functions it calls
+    /// and those whose results it returns.
+    fn summary_dependencies(&self, id: FuncId) -> Vec<FuncId> {
+        let (Some(function), Some(classes)) = (self.function(id), self.call_classes(id)) else {
+            return Vec::new();
+        };
+        if id.func == 0 || self.no_reach {
+            return Vec::new();
+        }
+        let mut found: Vec<FuncId> = classes
+            .iter()
+            .filter_map(|class| match class {
+                Some(CallClass::Project(callee)) => Some(*callee),
+                _ => None,
+            })
+            .collect();
+        for value in &function.returns {
+            for taint in &value.taint {
+                if let Taint::Call { event } = taint
+                    && let Some(callee) = self.returned_callee(id, function, *event)
+                {
+                    found.push(callee);
+                }
+            }
+        }
+        found
+    }
+
+    /// The project function whose result the call at `event` of `function` returns.
+    fn returned_callee(&self, id: FuncId, function: &Function, event: u32) -> Option<FuncId> {
+        let path = match &function.events.get(event as usize)?.kind {
+            EventKind::Call(call) => call.path.as_ref()?,
+            _ => return None,
+        };
+        self.resolve_function(&self.canonical(path), Some(id))
+            .filter(|&callee| callee != id)
+    }
+
+    /// Whether a function opens a transaction (a `with` block or a decorator).
+    fn has_transaction(&self, function: &Function) -> bool {
+        let spec = &self.catalog.transactions;
+        function.blocks.iter().any(|block| match &block.kind {
+            BlockKind::With { items } => items.iter().any(|item| {
+                item.path.as_ref().is_some_and(|path| {
+                    let receiver = path.0.len().checked_sub(2).map(|i| &*path.0[i].name);
+                    spec.is_context(&self.canonical(path), receiver)
+                })
+            }),
+            _ => false,
+        }) || function.decorators.iter().any(|d| {
+            d.path
+                .as_ref()
+                .is_some_and(|p| spec.is_decorator(&self.canonical(p)))
+        })
+    }
+
     /// Computes the summary of `id` into `done` (and those of what it calls).
     fn summary_of(
         &self,
@@ -1449,7 +1536,7 @@ impl<'a> Project<'a> {
             return;
         }
         // A cycle: what is being computed further up the stack counts as nothing here.
-        if done.contains_key(&id) || !visiting.insert(id) {
+        if done.contains_key(&id) || self.summaries.contains_key(&id) || !visiting.insert(id) {
             return;
         }
         let summary = self.compute_summary(id, done, visiting);
@@ -1505,7 +1592,9 @@ impl<'a> Project<'a> {
                 }),
                 Some(CallClass::Project(callee)) => {
                     self.summary_of(*callee, done, visiting);
-                    let Some(callee_summary) = done.get(callee) else {
+                    let Some(callee_summary) =
+                        done.get(callee).or_else(|| self.summaries.get(callee))
+                    else {
                         continue;
                     };
                     summary.writes_state |= callee_summary.writes_state;
@@ -1539,20 +1628,11 @@ impl<'a> Project<'a> {
                         ));
                     }
                     Taint::Call { event } => {
-                        if let Some(path) =
-                            function
-                                .events
-                                .get(*event as usize)
-                                .and_then(|e| match &e.kind {
-                                    EventKind::Call(call) => call.path.as_ref(),
-                                    _ => None,
-                                })
-                            && let Some(callee) =
-                                self.resolve_function(&self.canonical(path), Some(id))
-                            && callee != id
-                        {
+                        if let Some(callee) = self.returned_callee(id, function, *event) {
                             self.summary_of(callee, done, visiting);
-                            if let Some(callee_summary) = done.get(&callee) {
+                            if let Some(callee_summary) =
+                                done.get(&callee).or_else(|| self.summaries.get(&callee))
+                            {
                                 summary
                                     .returns_nondet
                                     .extend(callee_summary.returns_nondet.iter().cloned());

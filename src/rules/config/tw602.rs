@@ -119,6 +119,9 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             let EventKind::Call(call) = &event.kind else {
                 continue;
             };
+            let Some(countdown) = call.keyword("countdown") else {
+                continue;
+            };
             let enqueue = matches!(
                 project.call_class(id, index),
                 Some(CallClass::Enqueue { .. })
@@ -126,9 +129,6 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             if !(enqueue || call.method == "retry") {
                 continue;
             }
-            let Some(countdown) = call.keyword("countdown") else {
-                continue;
-            };
             let Some(seconds) = project.constant(countdown).and_then(|v| v.as_int()) else {
                 continue;
             };

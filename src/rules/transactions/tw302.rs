@@ -44,7 +44,7 @@ pub fn check_project(checker: &mut Checker) {
     }
     let project = checker.project;
     let lang = checker.lang;
-    for (id, function) in project.all_functions() {
+    for (id, function) in project.functions_with_transactions() {
         for (index, event) in function.events.iter().enumerate() {
             let EventKind::Call(call) = &event.kind else {
                 continue;
@@ -52,6 +52,9 @@ pub fn check_project(checker: &mut Checker) {
             if function.is_deferred(event.block) {
                 continue;
             }
+            let Some(&tx) = project.transactions_around(id, event.block).last() else {
+                continue;
+            };
             // The enqueue itself, or a project helper that reaches one.
             let via = match project.call_class(id, index) {
                 Some(CallClass::Enqueue {
@@ -64,9 +67,6 @@ pub fn check_project(checker: &mut Checker) {
                     }
                 }
                 _ => continue,
-            };
-            let Some(&tx) = project.transactions_around(id, event.block).last() else {
-                continue;
             };
             let what = match via {
                 None => tr!(lang, "tw302.direct", call = written_label(call)),
