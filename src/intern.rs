@@ -10,13 +10,39 @@ use std::sync::{Mutex, OnceLock};
 
 static TABLE: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
 
+/// Slots of the small per-thread cache in front of [`CACHE`].
+const RECENT_SLOTS: usize = 4096;
+
 thread_local! {
     /// Each thread's view of the table: most lookups never take the lock.
     static CACHE: RefCell<HashSet<&'static str>> = RefCell::new(HashSet::default());
+    /// The names seen lately, one per slot by hash: a file names the same few hundred
+    /// identifiers over and over, and this table stays in the processor's cache where the
+    /// thread's whole table (every identifier of the project) does not.
+    static RECENT: RefCell<Box<[&'static str]>> =
+        RefCell::new(vec![""; RECENT_SLOTS].into_boxed_slice());
 }
 
 /// The interned copy of `name`.
 pub fn intern(name: &str) -> &'static str {
+    let slot = {
+        use std::hash::BuildHasher;
+        rustc_hash::FxBuildHasher.hash_one(name) as usize % RECENT_SLOTS
+    };
+    let recent = RECENT.with(|recent| recent.borrow().get(slot).copied());
+    if let Some(found) = recent.filter(|found| *found == name && !found.is_empty()) {
+        return found;
+    }
+    let found = intern_slow(name);
+    RECENT.with(|recent| {
+        if let Some(entry) = recent.borrow_mut().get_mut(slot) {
+            *entry = found;
+        }
+    });
+    found
+}
+
+fn intern_slow(name: &str) -> &'static str {
     if let Some(found) = CACHE.with(|cache| cache.borrow().get(name).copied()) {
         return found;
     }
