@@ -262,7 +262,11 @@ pub fn excessive_nesting(text: &str) -> Option<(usize, String)> {
             (b == b'(') | (b == b'[') | (b == b'{') | (b == b'-') | (b == b'+') | (b == b'~')
                 || b == b'.'
         };
-        usize::from(block.iter().fold(0u8, |n, &b| n.wrapping_add(u8::from(hit(b)))))
+        usize::from(
+            block
+                .iter()
+                .fold(0u8, |n, &b| n.wrapping_add(u8::from(hit(b)))),
+        )
     };
     if bytes.len() <= MAX_NESTING || bytes.chunks(255).map(counted).sum::<usize>() <= MAX_NESTING {
         return None;

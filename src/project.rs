@@ -186,6 +186,9 @@ pub struct Project<'a> {
     summaries: HashMap<FuncId, Summary>,
     /// The functions that open a transaction, in project order.
     transaction_functions: Vec<FuncId>,
+    /// The names under which a call may reach an enqueue function of the catalog or Celery's
+    /// app class ([`Project::may_name_enqueue_or_app`]); `None` when that cannot be told.
+    enqueue_or_app_names: Option<HashSet<&'a str>>,
     pub models: Models,
     pub settings: CelerySettings,
     /// Module variables whose type only run time knows, typed by the API called on them
@@ -265,6 +268,7 @@ impl<'a> Project<'a> {
                 .collect(),
             summaries: HashMap::default(),
             transaction_functions: Vec::new(),
+            enqueue_or_app_names: None,
             models: Models::default(),
             settings: CelerySettings::default(),
             inferred_types: HashMap::default(),
@@ -288,6 +292,9 @@ impl<'a> Project<'a> {
             .filter_map(|name| name.split('.').next())
             .map(|head| crate::intern::intern(head).as_ptr() as usize)
             .collect();
+        project.enqueue_or_app_names = catalog.enqueue_function_names().map(|names| {
+            project.names_reaching(names.chain(std::iter::once(crate::settings::CELERY_APP_CLASS)))
+        });
         timer.lap("  names");
         project.inferred_types = project.infer_types();
         project.forget_canonical();
@@ -436,9 +443,7 @@ impl<'a> Project<'a> {
     }
 
     /// The functions that open a transaction (a `with` block or a decorator), in project order.
-    pub fn functions_with_transactions(
-        &self,
-    ) -> impl Iterator<Item = (FuncId, &'a Function)> + '_ {
+    pub fn functions_with_transactions(&self) -> impl Iterator<Item = (FuncId, &'a Function)> + '_ {
         self.transaction_functions
             .iter()
             .filter_map(|&id| Some((id, self.function(id)?)))
@@ -531,6 +536,39 @@ impl<'a> Project<'a> {
     /// Whether a path segment's (interned) name is the first component of a project module.
     fn is_root(&self, name: &'static str) -> bool {
         self.roots.contains(&(name.as_ptr() as usize))
+    }
+
+    /// The names that may stand for a function or class whose name is one of `targets`: the
+    /// targets, and every name a module imports one of those names as (`from m import f as g`),
+    /// through any number of such imports. [`Project::canonical`] changes the last name of a
+    /// call's path only through such an import (other rebindings end the path in `__call__`),
+    /// so a path ending otherwise cannot be canonically one of the targets.
+    fn names_reaching<'t>(&self, targets: impl Iterator<Item = &'t str>) -> HashSet<&'a str> {
+        let mut names: HashSet<&str> = targets.map(crate::intern::intern).collect();
+        loop {
+            let before = names.len();
+            for file in self.files {
+                let Some(facts) = &file.facts else { continue };
+                for (local, target) in &facts.imports {
+                    let last = target.rsplit('.').next().unwrap_or(target);
+                    if names.contains(last) && !names.contains(local.as_str()) {
+                        names.insert(crate::intern::intern(local));
+                    }
+                }
+            }
+            if names.len() == before {
+                return names;
+            }
+        }
+    }
+
+    /// Whether a call's path may canonically name one of the catalog's enqueue functions or
+    /// Celery's app class: a cheap test before [`Project::canonical`] on every call.
+    pub fn may_name_enqueue_or_app(&self, path: &QPath) -> bool {
+        match &self.enqueue_or_app_names {
+            Some(names) => path.last_name().is_some_and(|last| names.contains(last)),
+            None => true,
+        }
     }
 
     /// Forgets what [`Project::canonical`] remembered, after what it reads has changed.
@@ -918,6 +956,7 @@ impl<'a> Project<'a> {
     // ------------------------------------------------------------------ tasks
 
     fn find_tasks(&mut self) {
+        let mut timer = crate::check::Timer::new();
         let catalog = self.catalog;
         // Project functions that apply a task decorator themselves are task decorators too.
         // Each pass below looks at one file at a time, so files are read in parallel; the
@@ -961,6 +1000,7 @@ impl<'a> Project<'a> {
                 wrappers
             })
             .collect();
+        timer.lap("    wrappers");
         let wrappers: HashMap<String, Framework> = found.into_iter().flatten().collect();
         let declared: Vec<Vec<Task>> = self
             .files
@@ -1078,6 +1118,7 @@ impl<'a> Project<'a> {
                 tasks
             })
             .collect();
+        timer.lap("    declared");
         // Functions handed to RQ's `enqueue` (and django-q's `async_task` by dotted name).
         let handed: Vec<Vec<Task>> = self
             .files
@@ -1093,10 +1134,10 @@ impl<'a> Project<'a> {
                             continue;
                         };
                         let rq = catalog.rq_methods.iter().any(|m| **m == *call.method);
-                        let django_q = call
-                            .path
-                            .as_ref()
-                            .is_some_and(|p| catalog.is_enqueue_function(&self.canonical(p)));
+                        let django_q = call.path.as_ref().is_some_and(|p| {
+                            self.may_name_enqueue_or_app(p)
+                                && catalog.is_enqueue_function(&self.canonical(p))
+                        });
                         if !(rq || django_q) {
                             continue;
                         }
@@ -1129,6 +1170,7 @@ impl<'a> Project<'a> {
                 tasks
             })
             .collect();
+        timer.lap("    handed");
         for task in declared.into_iter().chain(handed).flatten() {
             if self.task_index.contains_key(&task.id) {
                 continue;
@@ -2026,4 +2068,96 @@ pub fn enclosing_with<'f>(
         BlockKind::With { items } => Some(items.as_slice()),
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse_text;
+
+    fn load(modules: &[(&str, &str)], catalog: &Catalog) -> Vec<SourceFile> {
+        modules
+            .iter()
+            .map(|(module, text)| {
+                parse_text(
+                    format!("{}.py", module.replace('.', "/")).into(),
+                    (*module).to_string(),
+                    (*text).to_string(),
+                    module,
+                    false,
+                    catalog,
+                    true,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn names_reaching_an_enqueue_function_follow_renaming_imports() {
+        let catalog = Catalog::new(&[], &[]);
+        let files = load(
+            &[
+                (
+                    "shop.queue",
+                    "from django_q.tasks import async_task as later\n",
+                ),
+                (
+                    "shop.helpers",
+                    "from shop.queue import later as schedule_later\nfrom shop.queue import other\n",
+                ),
+                (
+                    "shop.views",
+                    "from shop.helpers import schedule_later as go\n",
+                ),
+            ],
+            &catalog,
+        );
+        let names = vec![None; files.len()];
+        let project = Project::new(&files, &catalog, true, &names);
+        let may = |dotted: &str| project.may_name_enqueue_or_app(&QPath::from_dotted(dotted));
+        assert!(may("django_q.tasks.async_task"));
+        assert!(may("shop.queue.later"));
+        assert!(may("shop.helpers.schedule_later"));
+        assert!(may("shop.views.go"));
+        assert!(may("celery.Celery"));
+        assert!(!may("shop.helpers.other"));
+        assert!(!may("requests.post"));
+    }
+
+    #[test]
+    fn functions_no_rule_starts_from_are_classified_and_summarised_on_demand() {
+        let catalog = Catalog::new(&[], &[]);
+        let files = load(
+            &[(
+                "shop.billing",
+                "import stripe\n\n\ndef charge():\n    stripe.Charge.create(amount=1)\n\n\ndef pay():\n    charge()\n",
+            )],
+            &catalog,
+        );
+        let names = vec![None; files.len()];
+        let project = Project::new(&files, &catalog, true, &names);
+        assert!(project.tasks.is_empty());
+        // No task and no transaction: nothing was summarised up front.
+        assert!(project.summaries.is_empty());
+        let pay = FuncId { file: 0, func: 2 };
+        let charge = FuncId { file: 0, func: 1 };
+        assert!(matches!(
+            project.call_class(pay, 0),
+            Some(CallClass::Project(callee)) if *callee == charge
+        ));
+        assert!(matches!(
+            project.call_class(charge, 0),
+            Some(CallClass::Effect(_))
+        ));
+        let summary = project.summary(pay).expect("summary of pay");
+        assert_eq!(summary.effects.len(), 1);
+        assert_eq!(
+            summary.effects[0].origin,
+            Hop {
+                func: charge,
+                event: 0
+            }
+        );
+        assert_eq!(project.effects_at(pay, 0).len(), 1);
+    }
 }

@@ -145,8 +145,12 @@ fn read_calls<'a>(project: &Project, facts: &'a ModuleFacts) -> Vec<Assigned<'a>
             match &event.kind {
                 EventKind::Call(call) => {
                     let Some(path) = &call.path else { continue };
+                    let conf_update = matches!(call.method, "update" | "setdefault");
+                    if !conf_update && !project.may_name_enqueue_or_app(path) {
+                        continue;
+                    }
                     let canonical = project.canonical(path);
-                    if is_conf(&canonical, 1) && matches!(call.method, "update" | "setdefault") {
+                    if conf_update && is_conf(&canonical, 1) {
                         for (key, value) in &call.keywords {
                             assigned.push((*key, known(project, value), value.range));
                         }
@@ -191,6 +195,9 @@ fn is_conf(path: &QPath, extra: usize) -> bool {
         && segs[segs.len() - 1 - extra].name == "conf"
         && is_celery_app(&QPath(segs[..segs.len() - 1 - extra].to_vec()))
 }
+
+/// The last name of the paths [`is_celery_app`] accepts.
+pub const CELERY_APP_CLASS: &str = "Celery";
 
 fn is_celery_app(path: &QPath) -> bool {
     let names = path.segs().iter().map(|seg| seg.name);

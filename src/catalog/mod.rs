@@ -250,6 +250,13 @@ impl<T: Copy> PatternSet<T> {
             .map(|(_, value)| *value)
     }
 
+    /// The last names of the paths the set can match, when every pattern ends in a literal.
+    pub fn last_names(&self) -> Option<impl Iterator<Item = &str>> {
+        self.other
+            .is_empty()
+            .then(|| self.by_last.keys().map(String::as_str))
+    }
+
     /// Whether some pattern could match a path ending in `last`: a cheap test before `find`.
     pub fn may_match(&self, last: &str) -> bool {
         !self.other.is_empty() || self.by_last.contains_key(last)
@@ -1107,6 +1114,11 @@ impl Catalog {
 
     pub fn task_class(&self, path: &QPath) -> Option<Framework> {
         self.task_classes.find(path)
+    }
+
+    /// The last names of the enqueue functions, when all are literal (see [`PatternSet::last_names`]).
+    pub fn enqueue_function_names(&self) -> Option<impl Iterator<Item = &str>> {
+        self.enqueue_functions.last_names()
     }
 
     pub fn is_enqueue_function(&self, path: &QPath) -> bool {
