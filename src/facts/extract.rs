@@ -44,6 +44,8 @@ pub fn extract(suite: &[Stmt], module: &str, is_package: bool, catalog: &Catalog
         self_attrs: HashMap::default(),
         functions: Vec::new(),
         deleted_tables: Vec::new(),
+        dotted_paths: HashMap::default(),
+        module_paths: HashMap::default(),
     };
     ex.prescan(suite);
     ex.functions.push(new_function(
@@ -129,9 +131,23 @@ struct Extractor<'c> {
     self_attrs: HashMap<usize, HashMap<String, Value>>,
     functions: Vec<Function>,
     deleted_tables: Vec<String>,
+    /// Paths of imported names by their dotted target, built once per module.
+    dotted_paths: HashMap<String, QPath>,
+    /// Paths of the module's own top-level names (`module.name`), built once per module.
+    module_paths: HashMap<String, QPath>,
 }
 
 impl Extractor<'_> {
+    /// The path of the module's own top-level `name`, remembered.
+    fn module_path(&mut self, name: &str) -> QPath {
+        if let Some(path) = self.module_paths.get(name) {
+            return path.clone();
+        }
+        let path = QPath::from_dotted(&qualify(&self.module, name));
+        self.module_paths.insert(name.to_string(), path.clone());
+        path
+    }
+
     /// Imports and top-level names, including those under `if`/`try` at module level.
     fn prescan(&mut self, suite: &[Stmt]) {
         for stmt in suite {
@@ -776,6 +792,10 @@ impl<'e, 'c> Walker<'e, 'c> {
             let Some(self_name) = walker.self_name.clone() else {
                 continue;
             };
+            // Most methods assign no attribute of `self`: nothing to evaluate ahead for them.
+            if !assigns_self_attr(&method.body, &self_name) {
+                continue;
+            }
             let mut found = Vec::new();
             walker.collect_self_attrs(&method.body, &self_name, &mut found);
             for (name, value) in found {
@@ -1288,22 +1308,22 @@ impl<'e, 'c> Walker<'e, 'c> {
             let mut var = var.clone();
             var.taint.retain(|t| !matches!(t, Taint::Call { .. }));
             if var.path.is_none() {
-                var.path = Some(QPath::from_dotted(&qualify(&self.ex.module, id)));
+                var.path = Some(self.ex.module_path(id));
             }
             var
-        } else if let Some(kind) = self.ex.top_level.get(id) {
-            let path = QPath::from_dotted(&qualify(&self.ex.module, id));
+        } else if let Some(&kind) = self.ex.top_level.get(id) {
+            let path = self.ex.module_path(id);
             let mut value = Value {
                 path: Some(path),
                 ..Value::default()
             };
-            if *kind == TopLevel::Var {
+            if kind == TopLevel::Var {
                 value.name = Some(intern(id));
             }
             value
         } else if let Some(target) = self.ex.imports.get(id) {
             Value {
-                path: Some(QPath::from_dotted(target)),
+                path: Some(cached_path(&mut self.ex.dotted_paths, target)),
                 ..Value::default()
             }
         } else {
@@ -1581,6 +1601,38 @@ fn deleted_table(text: &str) -> Option<String> {
         .collect();
     let table = table.rsplit('.').next().unwrap_or_default().to_string();
     (!table.is_empty()).then_some(table)
+}
+
+/// Whether a method body assigns `self.x` where [`Walker::collect_self_attrs`] looks (the body
+/// and the bodies of its `if`, `try` and `with` statements).
+fn assigns_self_attr(suite: &[Stmt], self_name: &str) -> bool {
+    suite.iter().any(|stmt| match stmt {
+        Stmt::Assign(assign) => assign.targets.iter().any(|target| {
+            matches!(target, Expr::Attribute(attr)
+                if matches!(&*attr.value, Expr::Name(n) if n.id.as_str() == self_name))
+        }),
+        Stmt::If(stmt_if) => {
+            assigns_self_attr(&stmt_if.body, self_name)
+                || stmt_if
+                    .elif_else_clauses
+                    .iter()
+                    .any(|clause| assigns_self_attr(&clause.body, self_name))
+        }
+        Stmt::Try(stmt_try) => assigns_self_attr(&stmt_try.body, self_name),
+        Stmt::With(with) => assigns_self_attr(&with.body, self_name),
+        _ => false,
+    })
+}
+
+/// `QPath::from_dotted(dotted)`, remembered in `cache`: a module names the same imports over
+/// and over.
+fn cached_path(cache: &mut HashMap<String, QPath>, dotted: &str) -> QPath {
+    if let Some(path) = cache.get(dotted) {
+        return path.clone();
+    }
+    let path = QPath::from_dotted(dotted);
+    cache.insert(dotted.to_string(), path.clone());
+    path
 }
 
 fn qualify(module: &str, name: &str) -> String {
