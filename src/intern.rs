@@ -1,39 +1,109 @@
 //! Interned identifiers: every name in a path, a keyword or a method is stored once for the
-//! whole run and shared as `&'static str`, so facts copy pointers instead of allocating.
+//! whole run. Path segments hold a [`Sym`], a 4-byte number for the name; other facts share the
+//! name as `&'static str`. Either way facts copy numbers or pointers instead of allocating, and
+//! compare and hash without reading the text.
 //!
 //! The table only grows (by the distinct identifiers of the checked code, a few megabytes for a
 //! large project); a run is one process, so nothing is ever freed early.
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
+use std::fmt;
 use std::sync::{Mutex, OnceLock};
 
-static TABLE: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+/// An interned name: equal names have equal numbers.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sym(u32);
+
+/// Names by number, in chunks that never move once made, so that reading a name takes no lock.
+const CHUNK_BITS: u32 = 16;
+const CHUNK: usize = 1 << CHUNK_BITS;
+static NAMES: [OnceLock<Box<[OnceLock<&'static str>]>>; CHUNK] = [const { OnceLock::new() }; CHUNK];
+
+/// Name → number, for every name interned so far; taken only on a miss of both caches below.
+static TABLE: OnceLock<Mutex<HashMap<&'static str, Sym>>> = OnceLock::new();
 
 /// Slots of the small per-thread cache in front of [`CACHE`].
 const RECENT_SLOTS: usize = 4096;
 
 thread_local! {
     /// Each thread's view of the table: most lookups never take the lock.
-    static CACHE: RefCell<HashSet<&'static str>> = RefCell::new(HashSet::default());
+    static CACHE: RefCell<HashMap<&'static str, Sym>> = RefCell::new(HashMap::default());
     /// The names seen lately, one per slot by hash: a file names the same few hundred
     /// identifiers over and over, and this table stays in the processor's cache where the
     /// thread's whole table (every identifier of the project) does not.
-    static RECENT: RefCell<Box<[&'static str]>> =
-        RefCell::new(vec![""; RECENT_SLOTS].into_boxed_slice());
+    static RECENT: RefCell<Box<[(&'static str, Sym)]>> =
+        RefCell::new(vec![("", Sym(u32::MAX)); RECENT_SLOTS].into_boxed_slice());
+}
+
+impl Sym {
+    /// The number of `name`, interning it on first sight.
+    pub fn new(name: &str) -> Sym {
+        lookup(name).1
+    }
+
+    /// The interned text.
+    pub fn as_str(self) -> &'static str {
+        let chunk = (self.0 >> CHUNK_BITS) as usize;
+        let slot = self.0 as usize & (CHUNK - 1);
+        // A `Sym` exists only once its name is stored ([`store`]), so both are always found.
+        NAMES
+            .get(chunk)
+            .and_then(OnceLock::get)
+            .and_then(|names| names.get(slot))
+            .and_then(OnceLock::get)
+            .copied()
+            .unwrap_or_default()
+    }
+}
+
+impl std::ops::Deref for Sym {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq<str> for Sym {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Sym {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl fmt::Debug for Sym {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for Sym {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// The interned copy of `name`.
 pub fn intern(name: &str) -> &'static str {
+    lookup(name).0
+}
+
+fn lookup(name: &str) -> (&'static str, Sym) {
     let slot = {
         use std::hash::BuildHasher;
         rustc_hash::FxBuildHasher.hash_one(name) as usize % RECENT_SLOTS
     };
     let recent = RECENT.with(|recent| recent.borrow().get(slot).copied());
-    if let Some(found) = recent.filter(|found| *found == name && !found.is_empty()) {
+    if let Some(found) = recent.filter(|(text, sym)| *text == name && sym.0 != u32::MAX) {
         return found;
     }
-    let found = intern_slow(name);
+    let found = lookup_slow(name);
     RECENT.with(|recent| {
         if let Some(entry) = recent.borrow_mut().get_mut(slot) {
             *entry = found;
@@ -42,32 +112,48 @@ pub fn intern(name: &str) -> &'static str {
     found
 }
 
-fn intern_slow(name: &str) -> &'static str {
-    if let Some(found) = CACHE.with(|cache| cache.borrow().get(name).copied()) {
+fn lookup_slow(name: &str) -> (&'static str, Sym) {
+    if let Some(found) =
+        CACHE.with(|cache| cache.borrow().get_key_value(name).map(|(k, v)| (*k, *v)))
+    {
         return found;
     }
-    let table = TABLE.get_or_init(|| Mutex::new(HashSet::default()));
-    let interned = {
-        // A poisoned lock only means another thread panicked mid-insert; the set is still valid.
+    let table = TABLE.get_or_init(|| Mutex::new(HashMap::default()));
+    let found = {
+        // A poisoned lock only means another thread panicked mid-insert; the map is still valid.
         let mut table = table
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match table.get(name) {
-            Some(found) => *found,
+        match table.get_key_value(name) {
+            Some((text, sym)) => (*text, *sym),
             None => {
-                let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
-                table.insert(leaked);
-                leaked
+                let text: &'static str = Box::leak(name.to_string().into_boxed_str());
+                let sym = Sym(u32::try_from(table.len()).unwrap_or(u32::MAX - 1));
+                store(sym, text);
+                table.insert(text, sym);
+                (text, sym)
             }
         }
     };
-    CACHE.with(|cache| cache.borrow_mut().insert(interned));
-    interned
+    CACHE.with(|cache| cache.borrow_mut().insert(found.0, found.1));
+    found
+}
+
+/// Makes `sym` name `text` (under the table's lock, before `sym` is handed out).
+fn store(sym: Sym, text: &'static str) {
+    let chunk = (sym.0 >> CHUNK_BITS) as usize;
+    let slot = sym.0 as usize & (CHUNK - 1);
+    if let Some(names) = NAMES.get(chunk) {
+        let names = names.get_or_init(|| (0..CHUNK).map(|_| OnceLock::new()).collect());
+        if let Some(entry) = names.get(slot) {
+            let _ = entry.set(text);
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::intern;
+    use super::{Sym, intern};
 
     #[test]
     fn interning_returns_one_copy() {
@@ -79,5 +165,21 @@ mod tests {
             .join()
             .expect("thread");
         assert!(std::ptr::eq(a, other));
+    }
+
+    #[test]
+    fn symbols_name_their_text_across_threads() {
+        let a = Sym::new("capture");
+        assert_eq!(a, Sym::new(&String::from("capture")));
+        assert_ne!(a, Sym::new("refund"));
+        assert_eq!(a.as_str(), "capture");
+        assert_eq!(a, "capture");
+        assert!(std::ptr::eq(a.as_str(), intern("capture")));
+        let (b, text) = std::thread::spawn(|| (Sym::new("capture"), Sym::new("x1").as_str()))
+            .join()
+            .expect("thread");
+        assert_eq!(a, b);
+        assert_eq!(text, "x1");
+        assert_eq!(Sym::new("").as_str(), "");
     }
 }

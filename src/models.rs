@@ -180,10 +180,14 @@ impl Models {
         let _ = method_at;
         let last = segs.len() - 1;
         let mut target: Option<ManagerTarget> = None;
-        let start = match segs
-            .iter()
-            .position(|s| project.catalog.orm.managers.iter().any(|m| m == s.name))
-        {
+        let start = match segs.iter().position(|s| {
+            project
+                .catalog
+                .orm
+                .managers
+                .iter()
+                .any(|m| m == s.name.as_str())
+        }) {
             Some(at) => {
                 let model = project.canonical(&QPath(segs[..at].to_vec())).into_owned();
                 target = Some(ManagerTarget {
@@ -199,7 +203,7 @@ impl Models {
             if seg.call != crate::path::Call::No {
                 continue;
             }
-            let Some(candidates) = self.by_related_name.get(seg.name) else {
+            let Some(candidates) = self.by_related_name.get(seg.name.as_str()) else {
                 if target.is_some() && start > 0 {
                     // An attribute of a loaded row that is not a relation: not a manager.
                     return None;
@@ -359,7 +363,10 @@ fn collect(project: &Project, class: &Class, model: &mut Model, depth: u32) {
                 manager
                     .0
                     .iter()
-                    .map(|s| crate::path::Seg::name(s.name))
+                    .map(|s| crate::path::Seg {
+                        name: s.name,
+                        call: crate::path::Call::No,
+                    })
                     .collect(),
             ))
             .into_owned();

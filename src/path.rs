@@ -3,68 +3,34 @@
 
 use std::fmt;
 
+pub use crate::intern::Sym;
+
 /// One segment of a path: a name, possibly called, with the first argument when it is a
 /// short string literal (`client("sqs")` → `client(sqs)`).
 ///
-/// Names (and string arguments) are interned ([`crate::intern`]), so segments compare and hash
-/// by address: paths are map keys all through the project phase.
-#[derive(Clone, Copy, Debug)]
+/// Names (and string arguments) are interned numbers ([`Sym`]): a segment takes 12 bytes, and
+/// segments compare and hash without reading text (paths are map keys all through the project
+/// phase).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Seg {
-    pub name: &'static str,
+    pub name: Sym,
     pub call: Call,
 }
 
-impl PartialEq for Seg {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self.name, other.name) && self.call == other.call
-    }
-}
-
-impl Eq for Seg {}
-
-impl std::hash::Hash for Seg {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        state.write_usize(self.name.as_ptr() as usize);
-        self.call.hash(state);
-    }
-}
-
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Call {
     /// An attribute or name, not called.
     No,
     /// Called, without a string-literal first argument.
     Any,
     /// Called with this string literal as first argument.
-    Str(&'static str),
-}
-
-impl PartialEq for Call {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (Call::No, Call::No) | (Call::Any, Call::Any) => true,
-            (Call::Str(a), Call::Str(b)) => std::ptr::eq(*a, *b),
-            _ => false,
-        }
-    }
-}
-
-impl Eq for Call {}
-
-impl std::hash::Hash for Call {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        match self {
-            Call::No => state.write_u8(0),
-            Call::Any => state.write_u8(1),
-            Call::Str(s) => state.write_usize(s.as_ptr() as usize),
-        }
-    }
+    Str(Sym),
 }
 
 impl Seg {
     pub fn name(name: &str) -> Self {
         Self {
-            name: crate::intern::intern(name),
+            name: Sym::new(name),
             call: Call::No,
         }
     }
@@ -89,8 +55,8 @@ impl QPath {
         &self.0
     }
 
-    pub fn last_name(&self) -> Option<&str> {
-        self.0.last().map(|seg| seg.name)
+    pub fn last_name(&self) -> Option<&'static str> {
+        self.0.last().map(|seg| seg.name.as_str())
     }
 
     pub fn is_call(&self) -> bool {
@@ -104,7 +70,7 @@ impl QPath {
             if i > 0 {
                 out.push('.');
             }
-            out.push_str(seg.name);
+            out.push_str(&seg.name);
         }
         out
     }
@@ -136,7 +102,7 @@ impl fmt::Display for QPath {
             if i > 0 {
                 f.write_str(".")?;
             }
-            f.write_str(seg.name)?;
+            f.write_str(&seg.name)?;
             match &seg.call {
                 Call::No => {}
                 Call::Any => f.write_str("()")?,
@@ -260,7 +226,7 @@ fn matches_from(pat: &[PatSeg], path: &[Seg]) -> bool {
                 PatCall::Required => seg.call != Call::No,
                 PatCall::Str(s) => matches!(&seg.call, Call::Str(got) if **got == **s),
             };
-            call_ok && glob_match(glob, seg.name) && matches_from(rest, path_rest)
+            call_ok && glob_match(glob, &seg.name) && matches_from(rest, path_rest)
         }
     }
 }
@@ -297,7 +263,7 @@ mod tests {
         QPath(
             segs.iter()
                 .map(|(n, c)| Seg {
-                    name: crate::intern::intern(n),
+                    name: Sym::new(n),
                     call: *c,
                 })
                 .collect(),
@@ -314,12 +280,12 @@ mod tests {
         let sqs = Pattern::parse("boto3.client(sqs).send_message");
         let good = path(&[
             ("boto3", Call::No),
-            ("client", Call::Str(crate::intern::intern("sqs"))),
+            ("client", Call::Str(Sym::new("sqs"))),
             ("send_message", Call::Any),
         ]);
         let bad = path(&[
             ("boto3", Call::No),
-            ("client", Call::Str(crate::intern::intern("ses"))),
+            ("client", Call::Str(Sym::new("ses"))),
             ("send_message", Call::Any),
         ]);
         assert!(sqs.matches(&good));

@@ -15,7 +15,7 @@ use crate::facts::{
 };
 use crate::models::Models;
 use crate::parse::SourceFile;
-use crate::path::{Call, QPath, Seg};
+use crate::path::{Call, QPath, Seg, Sym};
 use crate::settings::CelerySettings;
 
 /// Shards of the canonical memo.
@@ -194,12 +194,12 @@ pub struct Project<'a> {
     /// Module variables whose type only run time knows, typed by the API called on them
     /// (`app.config_from_object(...)` makes `app` a Celery app).
     inferred_types: HashMap<String, QPath>,
-    /// First components of the project's module names (`shop` of `shop.orders.tasks`), by the
-    /// address of the interned name ([`Project::is_root`]).
-    roots: HashSet<usize>,
-    /// First components of every project function's and class's qualified name, by address:
-    /// a path that starts otherwise names none of them.
-    defined_heads: HashSet<usize>,
+    /// First components of the project's module names (`shop` of `shop.orders.tasks`)
+    /// ([`Project::is_root`]).
+    roots: HashSet<Sym>,
+    /// First components of every project function's and class's qualified name: a path that
+    /// starts otherwise names none of them.
+    defined_heads: HashSet<Sym>,
     no_reach: bool,
     /// Memo of [`Project::canonical`]: real code names the same few thousand paths over and
     /// over. Cleared whenever what `canonical` reads changes (inferred types, models).
@@ -283,14 +283,14 @@ impl<'a> Project<'a> {
             .modules
             .keys()
             .filter_map(|name| name.split('.').next())
-            .map(|root| crate::intern::intern(root).as_ptr() as usize)
+            .map(Sym::new)
             .collect();
         project.defined_heads = project
             .functions
             .keys()
             .chain(project.classes.keys())
             .filter_map(|name| name.split('.').next())
-            .map(|head| crate::intern::intern(head).as_ptr() as usize)
+            .map(Sym::new)
             .collect();
         project.enqueue_or_app_names = catalog.enqueue_function_names().map(|names| {
             project.names_reaching(names.chain(std::iter::once(crate::settings::CELERY_APP_CLASS)))
@@ -413,7 +413,7 @@ impl<'a> Project<'a> {
                 let canonical = self.canonical(path);
                 let (name, module) = canonical.segs().split_last()?;
                 let file = self.module_of(&QPath(module.to_vec()).dotted())?;
-                let constant = self.facts(file)?.vars.get(name.name)?;
+                let constant = self.facts(file)?.vars.get(name.name.as_str())?;
                 (!matches!(constant.lit, Lit::Other)).then(|| constant.clone())
             }
             _ => Some(value.clone()),
@@ -534,8 +534,8 @@ impl<'a> Project<'a> {
     }
 
     /// Whether a path segment's (interned) name is the first component of a project module.
-    fn is_root(&self, name: &'static str) -> bool {
-        self.roots.contains(&(name.as_ptr() as usize))
+    fn is_root(&self, name: Sym) -> bool {
+        self.roots.contains(&name)
     }
 
     /// The names that may stand for a function or class whose name is one of `targets`: the
@@ -588,7 +588,7 @@ impl<'a> Project<'a> {
                 break;
             };
             let Some(facts) = self.facts(file) else { break };
-            let name = path.0[at].name;
+            let name = path.0[at].name.as_str();
             let rest = &path.0[at + 1..];
             let called = path.0[at].call;
             let replacement = if let Some(target) = facts.imports.get(name) {
@@ -601,7 +601,7 @@ impl<'a> Project<'a> {
                 let mut target = app.clone();
                 if called != Call::No {
                     target.0.push(Seg {
-                        name: crate::intern::intern("__call__"),
+                        name: crate::path::Sym::new("__call__"),
                         call: called,
                     });
                 }
@@ -613,7 +613,7 @@ impl<'a> Project<'a> {
                 let mut target = var_path.clone();
                 if called != Call::No {
                     target.0.push(Seg {
-                        name: crate::intern::intern("__call__"),
+                        name: crate::path::Sym::new("__call__"),
                         call: called,
                     });
                 }
@@ -677,14 +677,21 @@ impl<'a> Project<'a> {
             return path;
         }
         // `Model.objects.filter(...).get()` is a row: an instance, `Model()`.
-        if let Some(at) = path
-            .0
-            .iter()
-            .position(|s| self.catalog.orm.managers.iter().any(|m| m == s.name))
-            && let Some(row) = path.0[at + 1..].iter().position(|s| {
-                s.call != Call::No && self.catalog.orm.row_methods.iter().any(|m| m == s.name)
-            })
-            && at > 0
+        if let Some(at) = path.0.iter().position(|s| {
+            self.catalog
+                .orm
+                .managers
+                .iter()
+                .any(|m| m == s.name.as_str())
+        }) && let Some(row) = path.0[at + 1..].iter().position(|s| {
+            s.call != Call::No
+                && self
+                    .catalog
+                    .orm
+                    .row_methods
+                    .iter()
+                    .any(|m| m == s.name.as_str())
+        }) && at > 0
         {
             let row = at + 1 + row;
             let mut instance = QPath(path.0[..at].to_vec());
@@ -711,7 +718,7 @@ impl<'a> Project<'a> {
                     None => return path,
                 }
             };
-            let member = path.0[at + 1].name;
+            let member = path.0[at + 1].name.as_str();
             // `order.customer` where `customer` is a relation: an instance of the related model.
             if let Some(target) = self.models.relation_target(&class_name, member) {
                 let mut next = QPath::from_dotted(&target);
@@ -862,7 +869,7 @@ impl<'a> Project<'a> {
             if i > 0 {
                 name.push('.');
             }
-            name.push_str(seg.name);
+            name.push_str(seg.name.as_str());
             if i + 1 < path.0.len()
                 && let Some(&file) = self.modules.get(name.as_str())
             {
@@ -878,11 +885,11 @@ impl<'a> Project<'a> {
         let segs = path.segs();
         if segs.first().is_some_and(|s| s.name == "self") && segs.len() == 2 {
             let class = self.class_of(caller?)?;
-            return self.find_method(&class.qualname, segs[1].name, 0);
+            return self.find_method(&class.qualname, segs[1].name.as_str(), 0);
         }
         if segs
             .first()
-            .is_none_or(|head| !self.defined_heads.contains(&(head.name.as_ptr() as usize)))
+            .is_none_or(|head| !self.defined_heads.contains(&head.name))
         {
             return None;
         }
@@ -898,7 +905,7 @@ impl<'a> Project<'a> {
                 return None;
             }
             let class_name = QPath(init.to_vec()).dotted();
-            return self.find_method(&class_name, last.name, 0);
+            return self.find_method(&class_name, last.name.as_str(), 0);
         }
         let dotted = path.dotted();
         if let Some(&id) = self.functions.get(dotted.as_str()) {
@@ -907,7 +914,7 @@ impl<'a> Project<'a> {
         }
         let (last, init) = segs.split_last()?;
         let class_name = QPath(init.to_vec()).dotted();
-        self.find_method(&class_name, last.name, 0)
+        self.find_method(&class_name, last.name.as_str(), 0)
     }
 
     fn find_method(&self, class: &str, name: &str, depth: u32) -> Option<FuncId> {
@@ -1353,7 +1360,7 @@ impl<'a> Project<'a> {
                 .heuristics
                 .known_libraries
                 .iter()
-                .any(|l| l == head.name)
+                .any(|l| l == head.name.as_str())
         }) {
             return None;
         }
@@ -1963,7 +1970,10 @@ pub fn is_state_write(call: &CallSite) -> bool {
             || path.contains("_default_manager")
             || path.0.iter().any(|s| {
                 s.call != Call::No
-                    && matches!(s.name, "filter" | "exclude" | "all" | "select_for_update")
+                    && matches!(
+                        s.name.as_str(),
+                        "filter" | "exclude" | "all" | "select_for_update"
+                    )
             })
     };
     match method {

@@ -979,7 +979,7 @@ impl Catalog {
             call.path.as_ref().is_some_and(|path| {
                 path.segs()
                     .iter()
-                    .any(|seg| self.wildcard_names.contains(seg.name))
+                    .any(|seg| self.wildcard_names.contains(seg.name.as_str()))
             })
         };
         if self.argument_names.contains(call.method) || in_wildcard_sink() {

@@ -1435,7 +1435,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             .first()
             .and_then(Value::as_str)
             .filter(|s| s.len() <= 64)
-            .map(crate::intern::intern);
+            .map(crate::path::Sym::new);
         let path = func.path.clone().map(|mut path| {
             if let Some(last) = path.0.last_mut() {
                 last.call = match first_str {
@@ -1489,8 +1489,8 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .iter()
                     .all(|seg| seg.call == Call::No)
                 && (path.0.len() > 1
-                    || self.ex.top_level.contains_key(path.0[0].name)
-                    || self.locals.contains_key(path.0[0].name))
+                    || self.ex.top_level.contains_key(path.0[0].name.as_str())
+                    || self.locals.contains_key(path.0[0].name.as_str()))
             {
                 // This call's event comes next: its index is the number of events so far.
                 value.taint.push(Taint::Call {

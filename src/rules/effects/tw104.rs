@@ -113,10 +113,10 @@ fn loaded_from_database(call: &CallSite, loaders: &[String]) -> bool {
     let receiver = &path.0[..path.0.len().saturating_sub(1)];
     receiver
         .iter()
-        .any(|seg| seg.call != Call::No && loaders.iter().any(|l| l == seg.name))
+        .any(|seg| seg.call != Call::No && loaders.iter().any(|l| l == seg.name.as_str()))
         && !receiver
             .iter()
-            .any(|seg| seg.call != Call::No && matches!(seg.name, "create" | "acreate"))
+            .any(|seg| seg.call != Call::No && matches!(seg.name.as_str(), "create" | "acreate"))
 }
 
 /// Inserts `update_fields=[...]` before the closing parenthesis of the call.
