@@ -245,7 +245,7 @@ impl Models {
                     }
                     // `session.query(Model)`, `delete(Model)`: the model is the first argument.
                     let first_model = call
-                        .args
+                        .args()
                         .first()
                         .and_then(|a| a.path.as_ref())
                         .and_then(|p| self.index(&project.canonical(p).dotted()));

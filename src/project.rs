@@ -1148,7 +1148,7 @@ impl<'a> Project<'a> {
                         if !(rq || django_q) {
                             continue;
                         }
-                        let Some(first) = call.args.first() else {
+                        let Some(first) = call.args().first() else {
                             continue;
                         };
                         let target = match (&first.path, first.as_str()) {
@@ -1242,7 +1242,7 @@ impl<'a> Project<'a> {
             });
         }
         if self.catalog.is_enqueue_function(canonical)
-            || self.catalog.rq_methods.iter().any(|m| m == method) && !call.args.is_empty()
+            || self.catalog.rq_methods.iter().any(|m| m == method) && !call.args().is_empty()
         {
             return Some(CallClass::Enqueue {
                 deferred_to_commit: false,
@@ -1320,7 +1320,7 @@ impl<'a> Project<'a> {
             let value = match (&method.keyword, method.position) {
                 (Some(k), Some(p)) => call.arg(p, k),
                 (Some(k), None) => call.keyword(k),
-                (None, Some(p)) => call.args.get(p),
+                (None, Some(p)) => call.args().get(p),
                 (None, None) => None,
             };
             let verb = value.and_then(Value::as_str)?;
@@ -1390,7 +1390,7 @@ impl<'a> Project<'a> {
             return None;
         }
         let key = call
-            .keywords
+            .keywords()
             .iter()
             .find(|(k, _)| h.is_key_keyword(k))
             .map_or(
@@ -2000,7 +2000,7 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
         return present(value);
     }
     if let Some(position) = spec.position
-        && let Some(value) = call.args.get(position)
+        && let Some(value) = call.args().get(position)
     {
         return present(value);
     }
@@ -2035,7 +2035,11 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
         }
     }
     if let Some(field) = &spec.field {
-        for value in call.args.iter().chain(call.keywords.iter().map(|(_, v)| v)) {
+        for value in call
+            .args()
+            .iter()
+            .chain(call.keywords().iter().map(|(_, v)| v))
+        {
             if let Some(found) = find_field(value, field, 0) {
                 return present(found);
             }
@@ -2044,7 +2048,7 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
             return KeyStatus::Present(Box::default());
         }
         // A request body built elsewhere may carry the field: say nothing.
-        if call.args.iter().any(|a| a.dict().is_none()) {
+        if call.args().iter().any(|a| a.dict().is_none()) {
             return KeyStatus::Unknown;
         }
     }

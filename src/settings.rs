@@ -151,10 +151,10 @@ fn read_calls<'a>(project: &Project, facts: &'a ModuleFacts) -> Vec<Assigned<'a>
                     }
                     let canonical = project.canonical(path);
                     if conf_update && is_conf(&canonical, 1) {
-                        for (key, value) in &call.keywords {
+                        for (key, value) in call.keywords() {
                             assigned.push((*key, known(project, value), value.range));
                         }
-                        if let Some(items) = call.args.first().and_then(Value::dict) {
+                        if let Some(items) = call.args().first().and_then(Value::dict) {
                             for (key, value) in items {
                                 if let Some(key) = key {
                                     assigned.push((*key, known(project, value), value.range));
@@ -162,7 +162,7 @@ fn read_calls<'a>(project: &Project, facts: &'a ModuleFacts) -> Vec<Assigned<'a>
                             }
                         }
                     } else if is_celery_app(&canonical) {
-                        for (key, value) in &call.keywords {
+                        for (key, value) in call.keywords() {
                             if matches!(&**key, "broker" | "broker_url") {
                                 assigned.push(("broker_url", known(project, value), value.range));
                             }
@@ -239,7 +239,7 @@ impl Sources {
                     if call.method != "config_from_object" {
                         continue;
                     }
-                    let Some(first) = call.args.first() else {
+                    let Some(first) = call.args().first() else {
                         continue;
                     };
                     match first.as_str() {

@@ -571,7 +571,7 @@ impl ArgSpec {
         self.keyword
             .as_deref()
             .and_then(|k| call.keyword(k))
-            .or_else(|| self.position.and_then(|p| call.args.get(p)))
+            .or_else(|| self.position.and_then(|p| call.args().get(p)))
     }
 }
 
@@ -680,7 +680,7 @@ impl LockApi {
                 .keyword
                 .as_deref()
                 .and_then(|k| call.keyword(k))
-                .or_else(|| spec.position.and_then(|p| call.args.get(p)));
+                .or_else(|| spec.position.and_then(|p| call.args().get(p)));
             if let Some(value) = value {
                 return if value.is_none() {
                     Ttl::Forever

@@ -1547,8 +1547,8 @@ impl<'e, 'c> Walker<'e, 'c> {
                 method,
                 receiver,
                 receiver_var,
-                args,
-                keywords,
+                arguments: (!args.is_empty() || !keywords.is_empty())
+                    .then(|| Box::new(CallArgs { args, keywords })),
                 star_args,
                 star_kwargs,
                 dynamic,
@@ -1711,7 +1711,7 @@ fn resolve_state_guards(events: &mut [Event]) {
         };
         let written = events[index + 1..].iter().any(|event| match &event.kind {
             EventKind::AttrAssign(assign) => assign.attr == field,
-            EventKind::Call(call) => call.keywords.iter().any(|(name, _)| *name == field),
+            EventKind::Call(call) => call.keywords().iter().any(|(name, _)| *name == field),
             EventKind::Guard(_) => false,
         });
         if let EventKind::Guard(guard) = &mut events[index].kind {

@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use ruff_text_size::TextRange;
 
-use crate::catalog::Catalog;
+use crate::catalog::{ArgumentFilter, Catalog};
 use crate::path::QPath;
 
 pub use extract::extract;
@@ -215,7 +215,7 @@ impl ModuleFacts {
                     continue;
                 };
                 let filter = catalog.argument_filter(call);
-                catalog.filter_arguments(filter, &mut call.args, &mut call.keywords);
+                call.filter_arguments(catalog, filter);
             }
         }
         for class in &mut self.classes {
@@ -254,8 +254,10 @@ impl ModuleFacts {
                 match &mut event.kind {
                     EventKind::Call(call) => {
                         call.path.shrink();
-                        call.args.shrink();
-                        call.keywords.shrink();
+                        if let Some(arguments) = &mut call.arguments {
+                            arguments.args.shrink();
+                            arguments.keywords.shrink();
+                        }
                     }
                     EventKind::AttrAssign(assign) => {
                         assign.object.shrink();
@@ -457,8 +459,8 @@ pub struct CallSite {
     pub receiver: Option<&'static str>,
     /// The local variable the receiver chain starts from, when there is one.
     pub receiver_var: Option<&'static str>,
-    pub args: Vec<Value>,
-    pub keywords: Vec<(&'static str, Value)>,
+    /// Positional and keyword arguments, boxed: most calls keep none ([`CallSite::args`]).
+    pub arguments: Option<Box<CallArgs>>,
     pub star_args: bool,
     pub star_kwargs: bool,
     /// The callee is computed (`handlers[kind](...)`, `getattr(o, name)(...)`, a parameter
@@ -467,8 +469,26 @@ pub struct CallSite {
 }
 
 impl CallSite {
+    pub fn args(&self) -> &[Value] {
+        self.arguments.as_ref().map_or(&[], |a| &a.args)
+    }
+
+    pub fn keywords(&self) -> &[(&'static str, Value)] {
+        self.arguments.as_ref().map_or(&[], |a| &a.keywords)
+    }
+
+    /// Applies the catalog's argument filter, and drops the box when nothing is left.
+    pub(crate) fn filter_arguments(&mut self, catalog: &Catalog, filter: ArgumentFilter) {
+        if let Some(arguments) = &mut self.arguments {
+            catalog.filter_arguments(filter, &mut arguments.args, &mut arguments.keywords);
+            if arguments.args.is_empty() && arguments.keywords.is_empty() {
+                self.arguments = None;
+            }
+        }
+    }
+
     pub fn keyword(&self, name: &str) -> Option<&Value> {
-        self.keywords
+        self.keywords()
             .iter()
             .find(|(k, _)| &**k == name)
             .map(|(_, v)| v)
@@ -476,7 +496,7 @@ impl CallSite {
 
     /// The argument at `position`, or the keyword `name`.
     pub fn arg(&self, position: usize, name: &str) -> Option<&Value> {
-        self.keyword(name).or_else(|| self.args.get(position))
+        self.keyword(name).or_else(|| self.args().get(position))
     }
 }
 

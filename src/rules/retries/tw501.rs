@@ -79,8 +79,8 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                     ) =>
             {
                 changed_arguments(
-                    call.keyword("args").or_else(|| call.args.first()),
-                    call.keyword("kwargs").or_else(|| call.args.get(1)),
+                    call.keyword("args").or_else(|| call.args().first()),
+                    call.keyword("kwargs").or_else(|| call.args().get(1)),
                     &params,
                     lang,
                 )
@@ -133,13 +133,13 @@ fn changed_arguments(
 }
 
 fn changed_positional(call: &CallSite, params: &[&str], lang: Lang) -> Option<String> {
-    for (i, arg) in call.args.iter().enumerate() {
+    for (i, arg) in call.args().iter().enumerate() {
         let expected = params.get(i).copied();
         if !is_plain_name(arg, expected) {
             return Some(new_value(lang, expected));
         }
     }
-    for (key, value) in &call.keywords {
+    for (key, value) in call.keywords() {
         if !is_plain_name(value, Some(key)) {
             return Some(new_value(lang, Some(key)));
         }

@@ -67,7 +67,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         };
         let model = &project.models.list[target.model];
         let mut fields: Vec<String> = call
-            .keywords
+            .keywords()
             .iter()
             .map(|(k, _)| k.to_string())
             .filter(|k| !NOT_LOOKUP.contains(&k.as_str()))

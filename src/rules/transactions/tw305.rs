@@ -110,7 +110,7 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
     match method {
         "update" | "aupdate" if orm => {
             let (field, _) = call
-                .keywords
+                .keywords()
                 .iter()
                 .find(|(_, v)| v.flags & Value::ACCUMULATES != 0)?;
             Some(tr!(lang, "tw305.update", field = field))
@@ -122,7 +122,7 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
             let target = project.models.manager_target(project, path)?;
             let model = &project.models.list[target.model];
             let mut fields: Vec<String> =
-                call.keywords.iter().map(|(k, _)| k.to_string()).collect();
+                call.keywords().iter().map(|(k, _)| k.to_string()).collect();
             fields.extend(target.implicit.map(str::to_string));
             (!model.lookup_is_unique(&fields))
                 .then(|| tr!(lang, "tw305.create", model = model.name))
@@ -141,7 +141,7 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
         )),
         _ if writes.sql_methods.iter().any(|m| m == method) => {
             let sql = call
-                .args
+                .args()
                 .first()?
                 .as_str()?
                 .trim_start()
