@@ -9,29 +9,36 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
 use std::fmt;
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{OnceLock, RwLock};
 
 /// An interned name: equal names have equal numbers.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Sym(u32);
 
 /// Names by number, in chunks that never move once made, so that reading a name takes no lock.
-const CHUNK_BITS: u32 = 16;
+const CHUNK_BITS: u32 = 12;
 const CHUNK: usize = 1 << CHUNK_BITS;
-static NAMES: [OnceLock<Box<[OnceLock<&'static str>]>>; CHUNK] = [const { OnceLock::new() }; CHUNK];
+const CHUNKS: usize = 1 << 16;
+static NAMES: [OnceLock<Box<[OnceLock<&'static str>]>>; CHUNKS] =
+    [const { OnceLock::new() }; CHUNKS];
 
-/// Name → number, for every name interned so far; taken only on a miss of both caches below.
-static TABLE: OnceLock<Mutex<HashMap<&'static str, Sym>>> = OnceLock::new();
+/// The next number to hand out.
+static NEXT: AtomicU32 = AtomicU32::new(0);
 
-/// Slots of the small per-thread cache in front of [`CACHE`].
+/// Name → number for every name interned so far, in shards by hash so that threads looking up
+/// different names do not wait on each other. Shared by all threads: a copy per thread would
+/// cost the whole table again for every core.
+const SHARDS: usize = 64;
+static TABLE: [RwLock<HashMap<&'static str, Sym>>; SHARDS] =
+    [const { RwLock::new(HashMap::with_hasher(rustc_hash::FxBuildHasher)) }; SHARDS];
+
+/// Slots of the small per-thread cache in front of [`TABLE`].
 const RECENT_SLOTS: usize = 4096;
 
 thread_local! {
-    /// Each thread's view of the table: most lookups never take the lock.
-    static CACHE: RefCell<HashMap<&'static str, Sym>> = RefCell::new(HashMap::default());
     /// The names seen lately, one per slot by hash: a file names the same few hundred
-    /// identifiers over and over, and this table stays in the processor's cache where the
-    /// thread's whole table (every identifier of the project) does not.
+    /// identifiers over and over, so most lookups end here without touching a lock.
     static RECENT: RefCell<Box<[(&'static str, Sym)]>> =
         RefCell::new(vec![("", Sym(u32::MAX)); RECENT_SLOTS].into_boxed_slice());
 }
@@ -95,15 +102,16 @@ pub fn intern(name: &str) -> &'static str {
 }
 
 fn lookup(name: &str) -> (&'static str, Sym) {
-    let slot = {
+    let hash = {
         use std::hash::BuildHasher;
-        rustc_hash::FxBuildHasher.hash_one(name) as usize % RECENT_SLOTS
+        rustc_hash::FxBuildHasher.hash_one(name) as usize
     };
+    let slot = hash % RECENT_SLOTS;
     let recent = RECENT.with(|recent| recent.borrow().get(slot).copied());
     if let Some(found) = recent.filter(|(text, sym)| *text == name && sym.0 != u32::MAX) {
         return found;
     }
-    let found = lookup_slow(name);
+    let found = lookup_shared(name, &TABLE[(hash >> 32) % SHARDS]);
     RECENT.with(|recent| {
         if let Some(entry) = recent.borrow_mut().get_mut(slot) {
             *entry = found;
@@ -112,34 +120,30 @@ fn lookup(name: &str) -> (&'static str, Sym) {
     found
 }
 
-fn lookup_slow(name: &str) -> (&'static str, Sym) {
-    if let Some(found) =
-        CACHE.with(|cache| cache.borrow().get_key_value(name).map(|(k, v)| (*k, *v)))
-    {
+fn lookup_shared(name: &str, shard: &RwLock<HashMap<&'static str, Sym>>) -> (&'static str, Sym) {
+    // A poisoned lock only means another thread panicked mid-insert; the map is still valid.
+    let known = shard
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get_key_value(name)
+        .map(|(text, sym)| (*text, *sym));
+    if let Some(found) = known {
         return found;
     }
-    let table = TABLE.get_or_init(|| Mutex::new(HashMap::default()));
-    let found = {
-        // A poisoned lock only means another thread panicked mid-insert; the map is still valid.
-        let mut table = table
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match table.get_key_value(name) {
-            Some((text, sym)) => (*text, *sym),
-            None => {
-                let text: &'static str = Box::leak(name.to_string().into_boxed_str());
-                let sym = Sym(u32::try_from(table.len()).unwrap_or(u32::MAX - 1));
-                store(sym, text);
-                table.insert(text, sym);
-                (text, sym)
-            }
-        }
-    };
-    CACHE.with(|cache| cache.borrow_mut().insert(found.0, found.1));
-    found
+    let mut table = shard
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((text, sym)) = table.get_key_value(name) {
+        return (*text, *sym);
+    }
+    let text: &'static str = Box::leak(name.to_string().into_boxed_str());
+    let sym = Sym(NEXT.fetch_add(1, Ordering::Relaxed).min(u32::MAX - 1));
+    store(sym, text);
+    table.insert(text, sym);
+    (text, sym)
 }
 
-/// Makes `sym` name `text` (under the table's lock, before `sym` is handed out).
+/// Makes `sym` name `text` (before `sym` is handed out).
 fn store(sym: Sym, text: &'static str) {
     let chunk = (sym.0 >> CHUNK_BITS) as usize;
     let slot = sym.0 as usize & (CHUNK - 1);
