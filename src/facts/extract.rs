@@ -298,7 +298,19 @@ impl<'e, 'c> Walker<'e, 'c> {
         let func = &mut self.ex.functions[self.func];
         func.events = self.events;
         func.blocks = self.blocks;
-        func.returns = self.returns;
+        // What is returned matters by its path and taint only (summaries, returned types): a
+        // returned display (`return {"status": ...}`) is not kept whole.
+        func.returns = self
+            .returns
+            .into_iter()
+            .filter(|value| value.path.is_some() || !value.taint.is_empty())
+            .map(|value| Value {
+                range: value.range,
+                path: value.path,
+                taint: value.taint,
+                ..Value::default()
+            })
+            .collect();
     }
 
     fn params(&mut self, def: &ast::StmtFunctionDef) {

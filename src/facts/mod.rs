@@ -346,6 +346,7 @@ pub struct Function {
     pub decorators: Vec<Decorator>,
     pub blocks: Vec<Block>,
     pub events: Vec<Event>,
+    /// Returned values, with their path and taint only (those with neither are not kept).
     pub returns: Vec<Value>,
 }
 
