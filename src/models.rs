@@ -238,8 +238,9 @@ impl Models {
                         continue;
                     };
                     let Some(path) = &call.path else { continue };
-                    let is_query = call.method == "query";
-                    let is_delete = matches!(call.method, "delete" | "adelete" | "_raw_delete");
+                    let is_query = call.method.as_str() == "query";
+                    let is_delete =
+                        matches!(call.method.as_str(), "delete" | "adelete" | "_raw_delete");
                     if !is_query && !is_delete {
                         continue;
                     }
@@ -280,7 +281,7 @@ impl Models {
                     continue;
                 };
                 let deletes = class.methods.values().filter_map(|&m| facts.functions.get(m)).any(|function| {
-                    function.events.iter().any(|e| matches!(&e.kind, EventKind::Call(c) if matches!(c.method, "delete" | "adelete")))
+                    function.events.iter().any(|e| matches!(&e.kind, EventKind::Call(c) if matches!(c.method.as_str(), "delete" | "adelete")))
                 });
                 if deletes {
                     self.deleted.insert(i);

@@ -472,7 +472,7 @@ def f(order, key):
         let call = |method: &str| {
             *calls
                 .iter()
-                .find(|call| call.method == method)
+                .find(|call| call.method.as_str() == method)
                 .unwrap_or_else(|| panic!("no call of {method}"))
         };
         let keywords = |method: &str| -> Vec<&str> {

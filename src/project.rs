@@ -946,13 +946,13 @@ impl<'a> Project<'a> {
                 let EventKind::Call(call) = &event.kind else {
                     continue;
                 };
-                let (Some(var), Some(_)) = (call.receiver_var, &call.path) else {
+                let (Some(var), Some(_)) = (call.receiver_var.map(Sym::as_str), &call.path) else {
                     continue;
                 };
-                if call.receiver != Some(var) || !facts.vars.contains_key(var) {
+                if call.receiver.map(Sym::as_str) != Some(var) || !facts.vars.contains_key(var) {
                     continue;
                 }
-                if let Some(ty) = self.catalog.type_by_api(call.method) {
+                if let Some(ty) = self.catalog.type_by_api(call.method.as_str()) {
                     inferred.insert(format!("{}.{var}", facts.module), ty);
                 }
             }
@@ -982,7 +982,7 @@ impl<'a> Project<'a> {
                             continue;
                         };
                         let Some(path) = &call.path else { continue };
-                        if !catalog.may_be_task_decorator(call.method) {
+                        if !catalog.may_be_task_decorator(call.method.as_str()) {
                             continue;
                         }
                         let outer = outermost(facts, function);
@@ -1140,7 +1140,10 @@ impl<'a> Project<'a> {
                         let EventKind::Call(call) = &event.kind else {
                             continue;
                         };
-                        let rq = catalog.rq_methods.iter().any(|m| **m == *call.method);
+                        let rq = catalog
+                            .rq_methods
+                            .iter()
+                            .any(|m| **m == *call.method.as_str());
                         let django_q = call.path.as_ref().is_some_and(|p| {
                             self.may_name_enqueue_or_app(p)
                                 && catalog.is_enqueue_function(&self.canonical(p))
@@ -1235,7 +1238,7 @@ impl<'a> Project<'a> {
     }
 
     fn enqueue(&self, call: &CallSite, canonical: &QPath, caller: FuncId) -> Option<CallClass> {
-        let method = call.method;
+        let method = call.method.as_str();
         if self.catalog.enqueues_on_commit(method) {
             return Some(CallClass::Enqueue {
                 deferred_to_commit: true,
@@ -1305,7 +1308,7 @@ impl<'a> Project<'a> {
             inside
                 && function.events.iter().any(|event| match &event.kind {
                     EventKind::Call(call) => {
-                        self.catalog.enqueues_on_commit(call.method)
+                        self.catalog.enqueues_on_commit(call.method.as_str())
                             || call.path.as_ref().is_some_and(|p| {
                                 self.catalog.transactions.is_on_commit(&self.canonical(p))
                             })
@@ -1341,8 +1344,8 @@ impl<'a> Project<'a> {
     }
 
     fn heuristic_effect(&self, call: &CallSite, canonical: &QPath) -> Option<Effect> {
-        let receiver = call.receiver?;
-        let method = call.method;
+        let receiver = call.receiver.map(Sym::as_str)?;
+        let method = call.method.as_str();
         let h = &self.catalog.heuristics;
         // ORM calls are local writes, never effects, whatever the model's name: managers,
         // related managers (`order.payments.create`), and `<model>_set`.
@@ -1421,10 +1424,10 @@ impl<'a> Project<'a> {
             return true;
         }
         // A related manager (`bill.billinglog_set.create(...)`, `order.payments.update(...)`).
-        if let Some(receiver) = call.receiver
+        if let Some(receiver) = call.receiver.map(Sym::as_str)
             && (receiver.ends_with("_set") || self.models.is_related_name(receiver))
             && matches!(
-                call.method,
+                call.method.as_str(),
                 "create"
                     | "acreate"
                     | "get_or_create"
@@ -1441,10 +1444,18 @@ impl<'a> Project<'a> {
             return true;
         }
         let writes = &self.catalog.state_writes;
-        if !writes.cache_methods.iter().any(|m| **m == *call.method) {
+        if !writes
+            .cache_methods
+            .iter()
+            .any(|m| **m == *call.method.as_str())
+        {
             return false;
         }
-        let receiver = call.receiver.unwrap_or_default().to_ascii_lowercase();
+        let receiver = call
+            .receiver
+            .map(Sym::as_str)
+            .unwrap_or_default()
+            .to_ascii_lowercase();
         writes
             .receiver_words
             .iter()
@@ -1936,7 +1947,7 @@ fn guarded_at(function: &Function, index: usize) -> bool {
 
 /// A short label for a call in traces: `send_receipt`, `stripe.PaymentIntent.create`.
 pub fn call_label(call: &CallSite) -> String {
-    match (&call.receiver, &call.path) {
+    match (&call.receiver.map(Sym::as_str), &call.path) {
         (_, Some(path))
             if path.0.len() <= 4
                 && !path
@@ -1947,13 +1958,13 @@ pub fn call_label(call: &CallSite) -> String {
         {
             let dotted = path.dotted();
             if dotted.starts_with("self.") {
-                call.method.to_string()
+                call.method.as_str().to_string()
             } else {
                 short_label(&dotted)
             }
         }
-        (Some(receiver), _) => format!("{receiver}.{}", call.method),
-        _ => call.method.to_string(),
+        (Some(receiver), _) => format!("{receiver}.{}", call.method.as_str()),
+        _ => call.method.as_str().to_string(),
     }
 }
 
@@ -1963,7 +1974,7 @@ fn short_label(dotted: &str) -> String {
 
 /// ORM and cache writes that record state: `.save()`, queryset `.update()`, `create`...
 pub fn is_state_write(call: &CallSite) -> bool {
-    let method = call.method;
+    let method = call.method.as_str();
     let Some(path) = &call.path else { return false };
     let orm_chain = || {
         path.contains("objects")

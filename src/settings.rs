@@ -145,7 +145,7 @@ fn read_calls<'a>(project: &Project, facts: &'a ModuleFacts) -> Vec<Assigned<'a>
             match &event.kind {
                 EventKind::Call(call) => {
                     let Some(path) = &call.path else { continue };
-                    let conf_update = matches!(call.method, "update" | "setdefault");
+                    let conf_update = matches!(call.method.as_str(), "update" | "setdefault");
                     if !conf_update && !project.may_name_enqueue_or_app(path) {
                         continue;
                     }
@@ -236,7 +236,7 @@ impl Sources {
                     let EventKind::Call(call) = &event.kind else {
                         continue;
                     };
-                    if call.method != "config_from_object" {
+                    if call.method.as_str() != "config_from_object" {
                         continue;
                     }
                     let Some(first) = call.args().first() else {

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use crate::facts::{CallSite, Value};
 use crate::i18n::{Lang, tr};
-use crate::path::{Pattern, QPath};
+use crate::path::{Pattern, QPath, Sym};
 
 const BUILTIN: &str = include_str!("catalog.toml");
 
@@ -468,8 +468,14 @@ impl Writes {
         if self.counters.find(path).is_some() {
             return true;
         }
-        let receiver = call.receiver.unwrap_or_default().to_ascii_lowercase();
-        self.counter_methods.iter().any(|m| **m == *call.method)
+        let receiver = call
+            .receiver
+            .map(Sym::as_str)
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        self.counter_methods
+            .iter()
+            .any(|m| **m == *call.method.as_str())
             && self
                 .counter_receiver_words
                 .iter()
@@ -982,7 +988,7 @@ impl Catalog {
                     .any(|seg| self.wildcard_names.contains(seg.name.as_str()))
             })
         };
-        if self.argument_names.contains(call.method) || in_wildcard_sink() {
+        if self.argument_names.contains(call.method.as_str()) || in_wildcard_sink() {
             ArgumentFilter::All
         } else {
             self.class_call_filter(call.path.as_ref())
@@ -1128,7 +1134,11 @@ impl Catalog {
     /// The lock API a call uses, if it takes a lock or a set-if-absent marker.
     pub fn lock(&self, path: &QPath, call: &CallSite) -> Option<&LockApi> {
         let method = path.last_name()?;
-        let receiver = call.receiver.unwrap_or_default().to_ascii_lowercase();
+        let receiver = call
+            .receiver
+            .map(Sym::as_str)
+            .unwrap_or_default()
+            .to_ascii_lowercase();
         self.locks.iter().find(|lock| {
             let by_pattern = lock.patterns.iter().any(|p| p.matches(path));
             let by_receiver = !by_pattern

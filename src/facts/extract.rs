@@ -18,7 +18,7 @@ use super::{
 };
 use crate::catalog::Catalog;
 use crate::intern::intern;
-use crate::path::{Call, QPath, Seg};
+use crate::path::{Call, QPath, Seg, Sym};
 
 /// Taint lists are capped: a key depends on a handful of sources, not hundreds.
 const MAX_TAINT: usize = 12;
@@ -600,7 +600,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                         EventKind::Call(call)
                             if self.blocks_within(event.block, body)
                                 && matches!(
-                                    call.method,
+                                    call.method.as_str(),
                                     "create"
                                         | "acreate"
                                         | "save"
@@ -1530,12 +1530,15 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
 
         let (method, receiver) = match &*call.func {
-            Expr::Attribute(attr) => (intern(attr.attr.as_str()), receiver_name(&attr.value)),
-            Expr::Name(name) => (intern(name.id.as_str()), None),
-            _ => ("", None),
+            Expr::Attribute(attr) => (
+                Sym::new(attr.attr.as_str()),
+                receiver_name(&attr.value).map(Sym::new),
+            ),
+            Expr::Name(name) => (Sym::new(name.id.as_str()), None),
+            _ => (Sym::new(""), None),
         };
         let receiver_var = match &*call.func {
-            Expr::Attribute(attr) => root_name(&attr.value).map(intern),
+            Expr::Attribute(attr) => root_name(&attr.value).map(Sym::new),
             _ => None,
         };
         if pure {
@@ -1678,10 +1681,10 @@ fn root_name(expr: &Expr) -> Option<&str> {
 
 /// The identifier right before a method: `payment_gateway` in `payment_gateway.capture`,
 /// `messages` in `client.messages.create`, `api` in `get_api().refund`.
-fn receiver_name(expr: &Expr) -> Option<&'static str> {
+fn receiver_name(expr: &Expr) -> Option<&str> {
     match expr {
-        Expr::Name(name) => Some(intern(name.id.as_str())),
-        Expr::Attribute(attr) => Some(intern(attr.attr.as_str())),
+        Expr::Name(name) => Some(name.id.as_str()),
+        Expr::Attribute(attr) => Some(attr.attr.as_str()),
         Expr::Call(call) => receiver_name(&call.func),
         _ => None,
     }

@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap as HashMap;
 use ruff_text_size::TextRange;
 
 use crate::catalog::{ArgumentFilter, Catalog};
-use crate::path::QPath;
+use crate::path::{QPath, Sym};
 
 pub use extract::extract;
 
@@ -455,11 +455,11 @@ pub struct CallSite {
     /// The resolved path of the callee, ending in the called segment.
     pub path: Option<QPath>,
     /// The method or function name as written.
-    pub method: &'static str,
+    pub method: Sym,
     /// The identifier right before the method (`payment_gateway` in `payment_gateway.capture`).
-    pub receiver: Option<&'static str>,
+    pub receiver: Option<Sym>,
     /// The local variable the receiver chain starts from, when there is one.
-    pub receiver_var: Option<&'static str>,
+    pub receiver_var: Option<Sym>,
     /// Positional and keyword arguments, boxed: most calls keep none ([`CallSite::args`]).
     pub arguments: Option<Box<CallArgs>>,
     pub star_args: bool,

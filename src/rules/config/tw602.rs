@@ -126,7 +126,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
                 project.call_class(id, index),
                 Some(CallClass::Enqueue { .. })
             );
-            if !(enqueue || call.method == "retry") {
+            if !(enqueue || call.method.as_str() == "retry") {
                 continue;
             }
             let Some(seconds) = project.constant(countdown).and_then(|v| v.as_int()) else {
@@ -140,7 +140,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
                         lang,
                         "tw602.countdown",
                         seconds = seconds,
-                        method = call.method,
+                        method = call.method.as_str(),
                         timeout = timeout
                     ),
                 ));

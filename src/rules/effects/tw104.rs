@@ -3,7 +3,7 @@ use ruff_text_size::{TextRange, TextSize};
 use crate::diagnostic::{Edit, Fix};
 use crate::facts::{CallSite, EventKind};
 use crate::i18n::{Lang, tr};
-use crate::path::Call;
+use crate::path::{Call, Sym};
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
@@ -58,7 +58,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let EventKind::Call(call) = &event.kind else {
             continue;
         };
-        if !matches!(call.method, "save" | "asave")
+        if !matches!(call.method.as_str(), "save" | "asave")
             || call.keyword("update_fields").is_some()
             || call.star_kwargs
         {
@@ -75,7 +75,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         if !loaded_from_database(call, &checker.project.catalog.orm.loaders) {
             continue;
         }
-        let Some(var) = &call.receiver_var else {
+        let Some(var) = &call.receiver_var.map(Sym::as_str) else {
             continue;
         };
         let mut fields: Vec<&str> = Vec::new();

@@ -47,7 +47,7 @@ pub fn key_uses<'a>(project: &Project, task: &'a TaskView, lang: Lang) -> Vec<Ke
             uses.push(KeyUse {
                 value: name,
                 file: task.id.file,
-                what: tr!(lang, "keys.lock", method = call.method),
+                what: tr!(lang, "keys.lock", method = call.method.as_str()),
             });
         }
     }

@@ -73,7 +73,7 @@ fn lock_calls<'a>(
 ) -> Vec<(&'a CallSite, &'a LockApi)> {
     let releases = functions.iter().any(|function| {
         function.events.iter().any(|event| {
-            matches!(&event.kind, EventKind::Call(call) if project.catalog.lock_release.methods.iter().any(|m| **m == *call.method))
+            matches!(&event.kind, EventKind::Call(call) if project.catalog.lock_release.methods.iter().any(|m| **m == *call.method.as_str()))
                 && function.block_kinds(event.block).any(|k| matches!(k, BlockKind::Finally))
         })
     });
@@ -114,7 +114,7 @@ pub fn extends_locks(project: &Project, task: &TaskView) -> bool {
         let EventKind::Call(call) = &event.kind else {
             return false;
         };
-        spec.methods.iter().any(|m| **m == *call.method)
+        spec.methods.iter().any(|m| **m == *call.method.as_str())
             || spec
                 .keywords
                 .iter()

@@ -104,7 +104,7 @@ fn dedup_models(project: &Project, task: &TaskView) -> Vec<usize> {
                 }
                 _ => {}
             },
-            EventKind::Call(call) => match call.method {
+            EventKind::Call(call) => match call.method.as_str() {
                 "create" | "acreate" | "get_or_create" | "bulk_create" => {
                     created.extend(model_of(index))
                 }

@@ -67,7 +67,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         if !(on_self || on_own_task) {
             continue;
         }
-        let changed = match call.method {
+        let changed = match call.method.as_str() {
             "retry" => {
                 changed_arguments(call.keyword("args"), call.keyword("kwargs"), &params, lang)
             }
@@ -92,7 +92,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let message = tr!(
             lang,
             "tw501.message",
-            method = call.method,
+            method = call.method.as_str(),
             task = function.name,
             what = what
         );

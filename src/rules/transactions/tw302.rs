@@ -100,8 +100,8 @@ pub fn check_project(checker: &mut Checker) {
 
 /// The call as written: `send_receipt.delay`, `queue.enqueue`.
 fn written_label(call: &crate::facts::CallSite) -> String {
-    match &call.receiver {
-        Some(receiver) => format!("{receiver}.{}", call.method),
-        None => call.method.to_string(),
+    match &call.receiver.map(crate::path::Sym::as_str) {
+        Some(receiver) => format!("{receiver}.{}", call.method.as_str()),
+        None => call.method.as_str().to_string(),
     }
 }

@@ -119,7 +119,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
 /// Whether the function releases set-if-absent keys (in a `finally`): then they are locks.
 fn releases_keys(project: &Project, function: &crate::facts::Function) -> bool {
     function.events.iter().any(|event| {
-        matches!(&event.kind, EventKind::Call(call) if project.catalog.lock_release.methods.iter().any(|m| m == call.method))
+        matches!(&event.kind, EventKind::Call(call) if project.catalog.lock_release.methods.iter().any(|m| m == call.method.as_str()))
             && function
                 .block_kinds(event.block)
                 .any(|k| matches!(k, crate::facts::BlockKind::Finally))
@@ -158,7 +158,9 @@ fn is_work(project: &Project, task: &TaskView, index: usize) -> bool {
         return true;
     }
     call.path.as_ref().is_some_and(|path| {
-        path.0.len() >= 2 && path.0[0].name != "self" && !project.catalog.is_logging(call.method)
+        path.0.len() >= 2
+            && path.0[0].name != "self"
+            && !project.catalog.is_logging(call.method.as_str())
     })
 }
 

@@ -54,7 +54,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             continue;
         };
         if !matches!(
-            call.method,
+            call.method.as_str(),
             "get_or_create" | "update_or_create" | "aget_or_create" | "aupdate_or_create"
         ) || call.star_kwargs
             || call.star_args
@@ -88,7 +88,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             lang,
             "tw304.message",
             model = model.name,
-            method = call.method,
+            method = call.method.as_str(),
             fields = listed,
             task = task.function.name
         );

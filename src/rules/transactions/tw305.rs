@@ -75,7 +75,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 }
                 // The write happens when the object is saved.
                 let saved = function.events[index + 1..].iter().any(|e| {
-                    matches!(&e.kind, EventKind::Call(c) if matches!(c.method, "save" | "asave") && c.receiver_var == Some(&*assign.var))
+                    matches!(&e.kind, EventKind::Call(c) if matches!(c.method.as_str(), "save" | "asave") && c.receiver_var.map(crate::path::Sym::as_str) == Some(&*assign.var))
                 });
                 if saved {
                     found.push((
@@ -105,7 +105,7 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
     let lang = checker.lang;
     let writes = &project.catalog.writes;
     let path = call.path.as_ref()?;
-    let method = call.method;
+    let method = call.method.as_str();
     let orm = path.contains("objects") || path.contains("_default_manager");
     match method {
         "update" | "aupdate" if orm => {
