@@ -14,7 +14,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 use super::{
     AttrAssign, Block, BlockKind, CallArgs, CallSite, Class, Decorator, Event, EventKind, Exit,
-    Function, Guard, GuardTest, Lit, ModuleFacts, Param, Taint, Value,
+    Function, Guard, GuardTest, Lit, ModuleFacts, Param, SmallMap, Taint, Value,
 };
 use crate::catalog::Catalog;
 use crate::intern::intern;
@@ -712,9 +712,9 @@ impl<'e, 'c> Walker<'e, 'c> {
             name_range: def.name.range,
             bases,
             keywords,
-            attrs: HashMap::default(),
+            attrs: SmallMap::default(),
             inner: Vec::new(),
-            methods: HashMap::default(),
+            methods: SmallMap::default(),
         });
         index
     }

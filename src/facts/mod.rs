@@ -291,6 +291,76 @@ pub struct ModuleFacts {
     pub deleted_tables: Vec<String>,
 }
 
+/// A small map kept as a vector in first-insertion order: a class has a handful of attributes
+/// and methods, for which a hash table's buckets cost several times the entries.
+#[derive(Debug, Clone)]
+pub struct SmallMap<V>(Vec<(String, V)>);
+
+impl<V> Default for SmallMap<V> {
+    fn default() -> Self {
+        SmallMap(Vec::new())
+    }
+}
+
+impl<V> SmallMap<V> {
+    pub fn get(&self, key: &str) -> Option<&V> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Sets `key` to `value`, where it was if it was there; returns the value it replaces.
+    pub fn insert(&mut self, key: String, value: V) -> Option<V> {
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, old)) => Some(std::mem::replace(old, value)),
+            None => {
+                self.0.push((key, value));
+                None
+            }
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &V)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(k, _)| k)
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &V> {
+        self.0.iter().map(|(_, v)| v)
+    }
+
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+        self.0.iter_mut().map(|(_, v)| v)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        self.0.shrink_to_fit();
+    }
+}
+
+impl<'m, V> IntoIterator for &'m SmallMap<V> {
+    type Item = (&'m String, &'m V);
+    type IntoIter =
+        std::iter::Map<std::slice::Iter<'m, (String, V)>, fn(&(String, V)) -> (&String, &V)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+}
+
 #[derive(Debug)]
 pub struct Class {
     pub name: String,
@@ -300,11 +370,11 @@ pub struct Class {
     pub bases: Vec<QPath>,
     pub keywords: Vec<(String, Value)>,
     /// Class-level assignments.
-    pub attrs: HashMap<String, Value>,
+    pub attrs: SmallMap<Value>,
     /// Nested class bodies (`class Meta:`) by name.
     pub inner: Vec<usize>,
     /// Methods by name → index into `functions`.
-    pub methods: HashMap<String, usize>,
+    pub methods: SmallMap<usize>,
 }
 
 #[derive(Debug)]
@@ -545,4 +615,26 @@ pub struct AttrAssign {
     pub attr: &'static str,
     pub augmented: bool,
     pub value: Value,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SmallMap;
+
+    #[test]
+    fn small_map_replaces_in_place_and_keeps_first_insertion_order() {
+        let mut map = SmallMap::default();
+        assert!(map.is_empty());
+        assert_eq!(map.insert("max_retries".to_string(), 3), None);
+        assert_eq!(map.insert("acks_late".to_string(), 1), None);
+        assert_eq!(map.insert("max_retries".to_string(), 5), Some(3));
+        assert_eq!(map.len(), 2);
+        assert_eq!(map.get("max_retries"), Some(&5));
+        assert!(map.contains_key("acks_late"));
+        assert!(!map.contains_key("bind"));
+        let keys: Vec<&String> = map.keys().collect();
+        assert_eq!(keys, ["max_retries", "acks_late"]);
+        map.values_mut().for_each(|v| *v += 1);
+        assert_eq!((&map).into_iter().map(|(_, v)| *v).sum::<i32>(), 8);
+    }
 }
