@@ -13,6 +13,34 @@ use crate::path::{Pattern, QPath, Sym};
 
 const BUILTIN: &str = include_str!("catalog.toml");
 
+/// The identifiers in the keys and string values of a catalog, except those of its `[pure]`
+/// lists: calls that keep no event cannot have arguments a rule reads. Comments say nothing.
+fn catalog_words(text: &str) -> Vec<String> {
+    fn walk(value: &toml::Value, out: &mut Vec<String>) {
+        match value {
+            toml::Value::String(s) => out.extend(identifiers(s).map(str::to_string)),
+            toml::Value::Array(items) => items.iter().for_each(|item| walk(item, out)),
+            toml::Value::Table(table) => {
+                for (key, value) in table {
+                    out.extend(identifiers(key).map(str::to_string));
+                    walk(value, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(table) = text.parse::<toml::Table>() {
+        for (key, value) in &table {
+            if key != "pure" {
+                out.extend(identifiers(key).map(str::to_string));
+                walk(value, &mut out);
+            }
+        }
+    }
+    out
+}
+
 /// The identifiers in a text (every `[A-Za-z_][A-Za-z0-9_]*` run).
 fn identifiers(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -954,7 +982,9 @@ impl Catalog {
             vocabulary: raw.vocabulary,
             every_argument,
             wildcard_names,
-            argument_names: identifiers(BUILTIN)
+            argument_names: catalog_words(BUILTIN)
+                .iter()
+                .map(String::as_str)
                 .chain(user_effects.iter().flat_map(|(name, user)| {
                     let key = match &user.key {
                         Some(UserKey::Keyword(keyword)) => Some(keyword.as_str()),
@@ -1192,6 +1222,36 @@ impl PatternSet<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn argument_names_come_from_catalog_data_not_comments_or_pure_calls() {
+        let words = catalog_words(
+            "# send_receipt in a comment\n[effects]\ncalls = [\"stripe.*.create\"]\n\
+             [pure]\nfunctions = [\"_\", \"create\"]\nmethods = [\"reverse\"]\n",
+        );
+        assert!(words.iter().any(|w| w == "stripe"));
+        assert!(words.iter().any(|w| w == "create"));
+        assert!(words.iter().any(|w| w == "effects"));
+        assert!(!words.iter().any(|w| w == "send_receipt"));
+        assert!(
+            !words
+                .iter()
+                .any(|w| w == "reverse" || w == "_" || w == "pure")
+        );
+        let catalog = Catalog::new(&[], &[]);
+        for (named, kept) in [
+            ("create", true),
+            ("retry", true),
+            ("reverse", false),
+            ("_", false),
+        ] {
+            assert_eq!(
+                catalog.class_call_filter(Some(&QPath::from_dotted(named))) == ArgumentFilter::All,
+                kept,
+                "{named}"
+            );
+        }
+    }
 
     #[test]
     fn builtin_catalog_loads_and_matches() {
