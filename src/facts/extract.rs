@@ -1323,16 +1323,11 @@ impl<'e, 'c> Walker<'e, 'c> {
                 var.path = Some(self.ex.module_path(id));
             }
             var
-        } else if let Some(&kind) = self.ex.top_level.get(id) {
-            let path = self.ex.module_path(id);
-            let mut value = Value {
-                path: Some(path),
+        } else if self.ex.top_level.contains_key(id) {
+            Value {
+                path: Some(self.ex.module_path(id)),
                 ..Value::default()
-            };
-            if kind == TopLevel::Var {
-                value.name = Some(intern(id));
             }
-            value
         } else if let Some(target) = self.ex.imports.get(id) {
             Value {
                 path: Some(cached_path(&mut self.ex.dotted_paths, target)),
@@ -1344,7 +1339,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 ..Value::default()
             }
         };
-        value.name = Some(intern(id));
+        value.name = Some(Sym::new(id));
         value
     }
 

@@ -23,7 +23,7 @@ pub struct Value {
     /// The resolved path of a name, attribute or call chain.
     pub path: Option<QPath>,
     /// The local name the value was read from, when it was a plain name.
-    pub name: Option<&'static str>,
+    pub name: Option<Sym>,
     /// Nondeterministic sources, delivery metadata, helper results and parameters it derives from.
     pub taint: Vec<Taint>,
     pub flags: u8,

@@ -208,7 +208,7 @@ pub fn ttl_seconds<'c>(
     match lock.api.ttl(lock.call) {
         Ttl::Given(value, unit) => {
             // In a decorator, the TTL may be one of its parameters: the decorator's argument.
-            let value = match (lock.via, value.name) {
+            let value = match (lock.via, value.name.map(crate::path::Sym::as_str)) {
                 (Some((decorator, params)), Some(name))
                     if value.path.as_ref().is_some_and(|p| p.0.len() == 1) =>
                 {
