@@ -461,26 +461,16 @@ impl<'a> Project<'a> {
         let Some(function) = self.function(id) else {
             return Vec::new();
         };
-        let spec = &self.catalog.transactions;
         let mut found: Vec<u32> = function
             .ancestors(block)
-            .filter(
-                |b| match function.blocks.get(*b as usize).map(|blk| &blk.kind) {
-                    Some(BlockKind::With { items }) => items.iter().any(|item| {
-                        item.path.as_ref().is_some_and(|path| {
-                            let receiver = path.0.len().checked_sub(2).map(|i| &*path.0[i].name);
-                            spec.is_context(&self.canonical(path), receiver)
-                        })
-                    }),
-                    _ => false,
-                },
-            )
+            .filter(|b| {
+                function
+                    .blocks
+                    .get(*b as usize)
+                    .is_some_and(|blk| self.opens_transaction(blk))
+            })
             .collect();
-        let decorated = function.decorators.iter().any(|d| {
-            d.path
-                .as_ref()
-                .is_some_and(|p| spec.is_decorator(&self.canonical(p)))
-        });
+        let decorated = self.transaction_decorated(function);
         if decorated {
             found.push(FUNCTION_TRANSACTION);
         }
@@ -1451,11 +1441,7 @@ impl<'a> Project<'a> {
         {
             return false;
         }
-        let receiver = call
-            .receiver
-            .map(Sym::as_str)
-            .unwrap_or_default()
-            .to_ascii_lowercase();
+        let receiver = call.receiver_lowercase();
         writes
             .receiver_words
             .iter()
@@ -1566,19 +1552,34 @@ impl<'a> Project<'a> {
 
     /// Whether a function opens a transaction (a `with` block or a decorator).
     fn has_transaction(&self, function: &Function) -> bool {
-        let spec = &self.catalog.transactions;
-        function.blocks.iter().any(|block| match &block.kind {
-            BlockKind::With { items } => items.iter().any(|item| {
-                item.path.as_ref().is_some_and(|path| {
-                    let receiver = path.0.len().checked_sub(2).map(|i| &*path.0[i].name);
-                    spec.is_context(&self.canonical(path), receiver)
-                })
-            }),
-            _ => false,
-        }) || function.decorators.iter().any(|d| {
+        function
+            .blocks
+            .iter()
+            .any(|block| self.opens_transaction(block))
+            || self.transaction_decorated(function)
+    }
+
+    /// Whether a block is a `with` over a transaction (`transaction.atomic()`, `session.begin()`).
+    fn opens_transaction(&self, block: &crate::facts::Block) -> bool {
+        let BlockKind::With { items } = &block.kind else {
+            return false;
+        };
+        items.iter().any(|item| {
+            item.path.as_ref().is_some_and(|path| {
+                let receiver = path.0.len().checked_sub(2).map(|i| &*path.0[i].name);
+                self.catalog
+                    .transactions
+                    .is_context(&self.canonical(path), receiver)
+            })
+        })
+    }
+
+    /// Whether a function is decorated `@transaction.atomic` (or the like).
+    fn transaction_decorated(&self, function: &Function) -> bool {
+        function.decorators.iter().any(|d| {
             d.path
                 .as_ref()
-                .is_some_and(|p| spec.is_decorator(&self.canonical(p)))
+                .is_some_and(|p| self.catalog.transactions.is_decorator(&self.canonical(p)))
         })
     }
 

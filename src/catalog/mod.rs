@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use crate::facts::{CallSite, Value};
 use crate::i18n::{Lang, tr};
-use crate::path::{Pattern, QPath, Sym};
+use crate::path::{Pattern, QPath};
 
 const BUILTIN: &str = include_str!("catalog.toml");
 
@@ -496,11 +496,7 @@ impl Writes {
         if self.counters.find(path).is_some() {
             return true;
         }
-        let receiver = call
-            .receiver
-            .map(Sym::as_str)
-            .unwrap_or_default()
-            .to_ascii_lowercase();
+        let receiver = call.receiver_lowercase();
         self.counter_methods
             .iter()
             .any(|m| **m == *call.method.as_str())
@@ -1164,11 +1160,7 @@ impl Catalog {
     /// The lock API a call uses, if it takes a lock or a set-if-absent marker.
     pub fn lock(&self, path: &QPath, call: &CallSite) -> Option<&LockApi> {
         let method = path.last_name()?;
-        let receiver = call
-            .receiver
-            .map(Sym::as_str)
-            .unwrap_or_default()
-            .to_ascii_lowercase();
+        let receiver = call.receiver_lowercase();
         self.locks.iter().find(|lock| {
             let by_pattern = lock.patterns.iter().any(|p| p.matches(path));
             let by_receiver = !by_pattern

@@ -558,6 +558,14 @@ impl CallSite {
         }
     }
 
+    /// The receiver's name in lower case (empty when there is none), for matching by words.
+    pub fn receiver_lowercase(&self) -> String {
+        self.receiver
+            .map(Sym::as_str)
+            .unwrap_or_default()
+            .to_ascii_lowercase()
+    }
+
     pub fn keyword(&self, name: &str) -> Option<&Value> {
         self.keywords()
             .iter()
