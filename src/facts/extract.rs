@@ -5,7 +5,7 @@
 //! `twilio.rest.Client().messages.create`), `self.x` to what `__init__` assigned. Values carry the
 //! nondeterministic sources and delivery metadata they derive from.
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_python_ast::{
     self as ast, BoolOp, CmpOp, Expr, InterpolatedStringElement, Number, Operator, Stmt, UnaryOp,
@@ -39,7 +39,7 @@ pub fn extract(suite: &[Stmt], module: &str, is_package: bool, catalog: &Catalog
         imports: HashMap::default(),
         star_imports: Vec::new(),
         module_vars: HashMap::default(),
-        top_level: HashMap::default(),
+        top_level: HashSet::default(),
         classes: Vec::new(),
         self_attrs: HashMap::default(),
         functions: Vec::new(),
@@ -110,13 +110,6 @@ fn new_function(
     }
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum TopLevel {
-    Function,
-    Class,
-    Var,
-}
-
 struct Extractor<'c> {
     catalog: &'c Catalog,
     module: String,
@@ -124,7 +117,8 @@ struct Extractor<'c> {
     imports: HashMap<String, String>,
     star_imports: Vec<String>,
     module_vars: HashMap<String, Value>,
-    top_level: HashMap<String, TopLevel>,
+    /// Names bound at module level (functions, classes, assignments).
+    top_level: HashSet<String>,
     classes: Vec<Class>,
     /// Per class (by index), `self.x = ...` assignments in any method: types `self.x` while
     /// the module is read, and is dropped with the extractor.
@@ -189,25 +183,21 @@ impl Extractor<'_> {
                     }
                 }
                 Stmt::FunctionDef(def) => {
-                    self.top_level
-                        .insert(def.name.as_str().to_string(), TopLevel::Function);
+                    self.top_level.insert(def.name.as_str().to_string());
                 }
                 Stmt::ClassDef(def) => {
-                    self.top_level
-                        .insert(def.name.as_str().to_string(), TopLevel::Class);
+                    self.top_level.insert(def.name.as_str().to_string());
                 }
                 Stmt::Assign(assign) => {
                     for target in &assign.targets {
                         if let Expr::Name(name) = target {
-                            self.top_level
-                                .insert(name.id.as_str().to_string(), TopLevel::Var);
+                            self.top_level.insert(name.id.as_str().to_string());
                         }
                     }
                 }
                 Stmt::AnnAssign(assign) => {
                     if let Expr::Name(name) = &*assign.target {
-                        self.top_level
-                            .insert(name.id.as_str().to_string(), TopLevel::Var);
+                        self.top_level.insert(name.id.as_str().to_string());
                     }
                 }
                 Stmt::If(stmt_if) => {
@@ -1323,7 +1313,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 var.path = Some(self.ex.module_path(id));
             }
             var
-        } else if self.ex.top_level.contains_key(id) {
+        } else if self.ex.top_level.contains(id) {
             Value {
                 path: Some(self.ex.module_path(id)),
                 ..Value::default()
@@ -1428,7 +1418,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::Name(name) => {
                 let id = name.id.as_str();
                 !self.locals.contains_key(id)
-                    && !self.ex.top_level.contains_key(id)
+                    && !self.ex.top_level.contains(id)
                     && !self.ex.imports.contains_key(id)
                     && self.ex.catalog.is_pure_call(Some(id), id)
             }
@@ -1496,7 +1486,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .iter()
                     .all(|seg| seg.call == Call::No)
                 && (path.0.len() > 1
-                    || self.ex.top_level.contains_key(path.0[0].name.as_str())
+                    || self.ex.top_level.contains(path.0[0].name.as_str())
                     || self.locals.contains_key(path.0[0].name.as_str()))
             {
                 // This call's event comes next: its index is the number of events so far.
