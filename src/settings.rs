@@ -203,9 +203,9 @@ fn is_celery_app(path: &QPath) -> bool {
     let names = path.segs().iter().map(|seg| seg.name);
     path.is_call()
         && [
-            &["celery", "Celery"][..],
-            &["celery", "app", "Celery"],
-            &["celery", "app", "base", "Celery"],
+            &["celery", CELERY_APP_CLASS][..],
+            &["celery", "app", CELERY_APP_CLASS],
+            &["celery", "app", "base", CELERY_APP_CLASS],
         ]
         .iter()
         .any(|dotted| names.clone().eq(dotted.iter().copied()))
