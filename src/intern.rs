@@ -96,6 +96,25 @@ impl fmt::Display for Sym {
     }
 }
 
+/// A name is written as its number: encoded facts ([`crate::facts::FunctionBody`]) are read back
+/// by the same run, whose table holds every number it ever handed out.
+impl serde::Serialize for Sym {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u32(self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Sym {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Sym, D::Error> {
+        let number = u32::deserialize(deserializer)?;
+        if number < NEXT.load(Ordering::Acquire) {
+            Ok(Sym(number))
+        } else {
+            Err(serde::de::Error::custom("a name this run never interned"))
+        }
+    }
+}
+
 /// The interned copy of `name`.
 pub fn intern(name: &str) -> &'static str {
     lookup(name).0

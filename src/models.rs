@@ -6,7 +6,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_text_size::TextRange;
 
-use crate::facts::{Class, EventKind, Lit, Value};
+use crate::facts::{Class, EventKind, FunctionBody, Lit, Value};
 use crate::path::QPath;
 use crate::project::Project;
 
@@ -226,44 +226,54 @@ impl Models {
         target
     }
 
+    /// Models deleted by the calls of one body (`Model.objects.filter(...).delete()`,
+    /// `session.query(Model).delete()`).
+    fn deletions_in(&mut self, project: &Project, body: &FunctionBody) {
+        let mut queried: Vec<usize> = Vec::new();
+        for event in &body.events {
+            let EventKind::Call(call) = &event.kind else {
+                continue;
+            };
+            let Some(path) = &call.path else { continue };
+            let is_query = call.method.as_str() == "query";
+            let is_delete = matches!(call.method.as_str(), "delete" | "adelete" | "_raw_delete");
+            if !is_query && !is_delete {
+                continue;
+            }
+            // `session.query(Model)`, `delete(Model)`: the model is the first argument.
+            let first_model = call
+                .args()
+                .first()
+                .and_then(|a| a.path.as_ref())
+                .and_then(|p| self.index(&project.canonical(p).dotted()));
+            if is_query && let Some(model) = first_model {
+                queried.push(model);
+            }
+            if !is_delete {
+                continue;
+            }
+            if let Some(model) = self.model_of_manager_call(project, path) {
+                self.deleted.insert(model);
+            } else if let Some(model) = first_model {
+                self.deleted.insert(model);
+            } else if path.contains("query") {
+                self.deleted.extend(queried.iter().copied());
+            }
+        }
+    }
+
     fn find_deletions(&mut self, project: &Project) {
         let mut tables: HashSet<String> = HashSet::default();
         for file in project.files {
             let Some(facts) = &file.facts else { continue };
             tables.extend(facts.deleted_tables.iter().cloned());
             for function in &facts.functions {
-                let mut queried: Vec<usize> = Vec::new();
-                for event in &function.events {
-                    let EventKind::Call(call) = &event.kind else {
-                        continue;
-                    };
-                    let Some(path) = &call.path else { continue };
-                    let is_query = call.method.as_str() == "query";
-                    let is_delete =
-                        matches!(call.method.as_str(), "delete" | "adelete" | "_raw_delete");
-                    if !is_query && !is_delete {
-                        continue;
-                    }
-                    // `session.query(Model)`, `delete(Model)`: the model is the first argument.
-                    let first_model = call
-                        .args()
-                        .first()
-                        .and_then(|a| a.path.as_ref())
-                        .and_then(|p| self.index(&project.canonical(p).dotted()));
-                    if is_query && let Some(model) = first_model {
-                        queried.push(model);
-                    }
-                    if !is_delete {
-                        continue;
-                    }
-                    if let Some(model) = self.model_of_manager_call(project, path) {
-                        self.deleted.insert(model);
-                    } else if let Some(model) = first_model {
-                        self.deleted.insert(model);
-                    } else if path.contains("query") {
-                        self.deleted.extend(queried.iter().copied());
-                    }
+                let deletes = function
+                    .calls_named(|name| matches!(name, "delete" | "adelete" | "_raw_delete"));
+                if !deletes {
+                    continue;
                 }
+                function.peek(|body| self.deletions_in(project, body));
             }
         }
         for (i, model) in self.list.iter().enumerate() {
@@ -281,7 +291,7 @@ impl Models {
                     continue;
                 };
                 let deletes = class.methods.values().filter_map(|&m| facts.functions.get(m)).any(|function| {
-                    function.events.iter().any(|e| matches!(&e.kind, EventKind::Call(c) if matches!(c.method.as_str(), "delete" | "adelete")))
+                    function.events().iter().any(|e| matches!(&e.kind, EventKind::Call(c) if matches!(c.method.as_str(), "delete" | "adelete")))
                 });
                 if deletes {
                     self.deleted.insert(i);

@@ -462,7 +462,7 @@ def f(order, key):
         let facts = file.facts.as_ref().expect("facts");
         let function = facts.functions.iter().find(|f| f.name == "f").expect("f");
         let calls: Vec<&crate::facts::CallSite> = function
-            .events
+            .events()
             .iter()
             .filter_map(|event| match &event.kind {
                 crate::facts::EventKind::Call(call) => Some(&**call),
@@ -476,7 +476,11 @@ def f(order, key):
                 .unwrap_or_else(|| panic!("no call of {method}"))
         };
         let keywords = |method: &str| -> Vec<&str> {
-            call(method).keywords().iter().map(|(k, _)| *k).collect()
+            call(method)
+                .keywords()
+                .iter()
+                .map(|(k, _)| k.as_str())
+                .collect()
         };
         // A call nothing reads the arguments of keeps none.
         assert!(call("summarize").args().is_empty());

@@ -11,13 +11,13 @@ pub use crate::intern::Sym;
 /// Names (and string arguments) are interned numbers ([`Sym`]): a segment takes 12 bytes, and
 /// segments compare and hash without reading text (paths are map keys all through the project
 /// phase).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Seg {
     pub name: Sym,
     pub call: Call,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Call {
     /// An attribute or name, not called.
     No,
@@ -37,7 +37,7 @@ impl Seg {
 }
 
 /// A resolved path: the imports and local bindings of its head are replaced by what they name.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct QPath(pub Vec<Seg>);
 
 impl QPath {

@@ -11,7 +11,8 @@ use ruff_text_size::TextRange;
 
 use crate::catalog::{Catalog, EffectKind, Framework, KeySpec, Sink};
 use crate::facts::{
-    BlockKind, CallSite, Class, EventKind, Function, GuardTest, Lit, ModuleFacts, Taint, Value,
+    BlockKind, CallSite, Class, EventKind, Function, FunctionBody, GuardTest, Lit, ModuleFacts,
+    Taint, Value,
 };
 use crate::models::Models;
 use crate::parse::SourceFile;
@@ -348,7 +349,7 @@ impl<'a> Project<'a> {
         let function = self.function(id)?;
         Some(lazy.classes.get_or_init(|| {
             function
-                .events
+                .events()
                 .iter()
                 .map(|event| match &event.kind {
                     EventKind::Call(call) => Some(self.classify(call, id)),
@@ -398,7 +399,7 @@ impl<'a> Project<'a> {
 
     /// The call at an event index of a function.
     pub fn call_at(&self, id: FuncId, event: u32) -> Option<&'a CallSite> {
-        match &self.function(id)?.events.get(event as usize)?.kind {
+        match &self.function(id)?.events().get(event as usize)?.kind {
             EventKind::Call(call) => Some(call),
             _ => None,
         }
@@ -465,7 +466,7 @@ impl<'a> Project<'a> {
             .ancestors(block)
             .filter(|b| {
                 function
-                    .blocks
+                    .blocks()
                     .get(*b as usize)
                     .is_some_and(|blk| self.opens_transaction(blk))
             })
@@ -555,8 +556,16 @@ impl<'a> Project<'a> {
     /// Whether a call's path may canonically name one of the catalog's enqueue functions or
     /// Celery's app class: a cheap test before [`Project::canonical`] on every call.
     pub fn may_name_enqueue_or_app(&self, path: &QPath) -> bool {
+        match path.last_name() {
+            Some(last) => self.may_name_enqueue_or_app_by(last),
+            None => self.enqueue_or_app_names.is_none(),
+        }
+    }
+
+    /// The same test on the last name of a path.
+    pub fn may_name_enqueue_or_app_by(&self, last: &str) -> bool {
         match &self.enqueue_or_app_names {
-            Some(names) => path.last_name().is_some_and(|last| names.contains(last)),
+            Some(names) => names.contains(last),
             None => true,
         }
     }
@@ -765,7 +774,7 @@ impl<'a> Project<'a> {
         let function = self.function(id)?;
         // Calls returned by name: a bare local (`return klass(...)`) says nothing.
         let mut returned: Vec<QPath> = Vec::new();
-        for value in &function.returns {
+        for value in function.returns() {
             let Some(path) = value
                 .path
                 .as_ref()
@@ -932,20 +941,27 @@ impl<'a> Project<'a> {
             let Some(body) = facts.functions.first() else {
                 continue;
             };
-            for event in &body.events {
-                let EventKind::Call(call) = &event.kind else {
-                    continue;
-                };
-                let (Some(var), Some(_)) = (call.receiver_var.map(Sym::as_str), &call.path) else {
-                    continue;
-                };
-                if call.receiver.map(Sym::as_str) != Some(var) || !facts.vars.contains_key(var) {
-                    continue;
-                }
-                if let Some(ty) = self.catalog.type_by_api(call.method.as_str()) {
-                    inferred.insert(format!("{}.{var}", facts.module), ty);
-                }
+            if !body.calls_named(|name| self.catalog.type_by_api(name).is_some()) {
+                continue;
             }
+            body.peek(|body| {
+                for event in &body.events {
+                    let EventKind::Call(call) = &event.kind else {
+                        continue;
+                    };
+                    let (Some(var), Some(_)) = (call.receiver_var.map(Sym::as_str), &call.path)
+                    else {
+                        continue;
+                    };
+                    if call.receiver.map(Sym::as_str) != Some(var) || !facts.vars.contains_key(var)
+                    {
+                        continue;
+                    }
+                    if let Some(ty) = self.catalog.type_by_api(call.method.as_str()) {
+                        inferred.insert(format!("{}.{var}", facts.module), ty);
+                    }
+                }
+            });
         }
         inferred
     }
@@ -967,14 +983,23 @@ impl<'a> Project<'a> {
                     return wrappers;
                 };
                 for function in facts.functions.iter().skip(1) {
-                    for event in &function.events {
-                        let EventKind::Call(call) = &event.kind else {
-                            continue;
-                        };
-                        let Some(path) = &call.path else { continue };
-                        if !catalog.may_be_task_decorator(call.method.as_str()) {
-                            continue;
-                        }
+                    if !function.calls_named(|name| catalog.may_be_task_decorator(name)) {
+                        continue;
+                    }
+                    for event in &function.peek(|body| {
+                        body.events
+                            .iter()
+                            .filter_map(|event| match &event.kind {
+                                EventKind::Call(call)
+                                    if catalog.may_be_task_decorator(call.method.as_str()) =>
+                                {
+                                    call.path.clone()
+                                }
+                                _ => None,
+                            })
+                            .collect::<Vec<QPath>>()
+                    }) {
+                        let path = event;
                         let outer = outermost(facts, function);
                         let path = match (
                             path.0.first(),
@@ -1126,46 +1151,14 @@ impl<'a> Project<'a> {
                     return tasks;
                 };
                 for function in &facts.functions {
-                    for event in &function.events {
-                        let EventKind::Call(call) = &event.kind else {
-                            continue;
-                        };
-                        let rq = catalog
-                            .rq_methods
-                            .iter()
-                            .any(|m| **m == *call.method.as_str());
-                        let django_q = call.path.as_ref().is_some_and(|p| {
-                            self.may_name_enqueue_or_app(p)
-                                && catalog.is_enqueue_function(&self.canonical(p))
-                        });
-                        if !(rq || django_q) {
-                            continue;
-                        }
-                        let Some(first) = call.args().first() else {
-                            continue;
-                        };
-                        let target = match (&first.path, first.as_str()) {
-                            (Some(path), _) if !path.is_call() => self.canonical(path).into_owned(),
-                            (_, Some(dotted)) => QPath::from_dotted(dotted),
-                            _ => continue,
-                        };
-                        if let Some(id) = self.resolve_function(&target, None) {
-                            let framework = if rq {
-                                Framework::Rq
-                            } else {
-                                Framework::DjangoQ
-                            };
-                            tasks.push(Task {
-                                id,
-                                framework,
-                                options: TaskOptions::default(),
-                                declared_at: self
-                                    .function(id)
-                                    .map(|f| f.name_range)
-                                    .unwrap_or_default(),
-                            });
-                        }
+                    let may_hand = function.calls_named(|name| {
+                        catalog.rq_methods.iter().any(|m| **m == *name)
+                            || self.may_name_enqueue_or_app_by(name)
+                    });
+                    if !may_hand {
+                        continue;
                     }
+                    function.peek(|body| self.handed_tasks(body, &mut tasks));
                 }
                 tasks
             })
@@ -1177,6 +1170,50 @@ impl<'a> Project<'a> {
             }
             self.task_index.insert(task.id, self.tasks.len());
             self.tasks.push(task);
+        }
+    }
+
+    /// Functions a body hands to RQ (`queue.enqueue(f, ...)`) or django-q (`async_task(f)`).
+    fn handed_tasks(&self, body: &FunctionBody, tasks: &mut Vec<Task>) {
+        let catalog = self.catalog;
+        {
+            for event in &body.events {
+                let EventKind::Call(call) = &event.kind else {
+                    continue;
+                };
+                let rq = catalog
+                    .rq_methods
+                    .iter()
+                    .any(|m| **m == *call.method.as_str());
+                let django_q = call.path.as_ref().is_some_and(|p| {
+                    self.may_name_enqueue_or_app(p)
+                        && catalog.is_enqueue_function(&self.canonical(p))
+                });
+                if !(rq || django_q) {
+                    continue;
+                }
+                let Some(first) = call.args().first() else {
+                    continue;
+                };
+                let target = match (&first.path, first.as_str()) {
+                    (Some(path), _) if !path.is_call() => self.canonical(path).into_owned(),
+                    (_, Some(dotted)) => QPath::from_dotted(dotted),
+                    _ => continue,
+                };
+                if let Some(id) = self.resolve_function(&target, None) {
+                    let framework = if rq {
+                        Framework::Rq
+                    } else {
+                        Framework::DjangoQ
+                    };
+                    tasks.push(Task {
+                        id,
+                        framework,
+                        options: TaskOptions::default(),
+                        declared_at: self.function(id).map(|f| f.name_range).unwrap_or_default(),
+                    });
+                }
+            }
         }
     }
 
@@ -1296,7 +1333,7 @@ impl<'a> Project<'a> {
                 || outermost(facts, function).qualname
                     == facts.functions[apply_async.func as usize].qualname;
             inside
-                && function.events.iter().any(|event| match &event.kind {
+                && function.events().iter().any(|event| match &event.kind {
                     EventKind::Call(call) => {
                         self.catalog.enqueues_on_commit(call.method.as_str())
                             || call.path.as_ref().is_some_and(|p| {
@@ -1528,7 +1565,7 @@ impl<'a> Project<'a> {
                 _ => None,
             })
             .collect();
-        for value in &function.returns {
+        for value in function.returns() {
             for taint in &value.taint {
                 if let Taint::Call { event } = taint
                     && let Some(callee) = self.returned_callee(id, function, *event)
@@ -1542,7 +1579,7 @@ impl<'a> Project<'a> {
 
     /// The project function whose result the call at `event` of `function` returns.
     fn returned_callee(&self, id: FuncId, function: &Function, event: u32) -> Option<FuncId> {
-        let path = match &function.events.get(event as usize)?.kind {
+        let path = match &function.events().get(event as usize)?.kind {
             EventKind::Call(call) => call.path.as_ref()?,
             _ => return None,
         };
@@ -1552,10 +1589,12 @@ impl<'a> Project<'a> {
 
     /// Whether a function opens a transaction (a `with` block or a decorator).
     fn has_transaction(&self, function: &Function) -> bool {
-        function
-            .blocks
-            .iter()
-            .any(|block| self.opens_transaction(block))
+        function.has_with()
+            && function.peek(|body| {
+                body.blocks
+                    .iter()
+                    .any(|block| self.opens_transaction(block))
+            })
             || self.transaction_decorated(function)
     }
 
@@ -1623,7 +1662,7 @@ impl<'a> Project<'a> {
         if id.func == 0 || self.no_reach {
             return summary;
         }
-        for (i, event) in function.events.iter().enumerate() {
+        for (i, event) in function.events().iter().enumerate() {
             let EventKind::Call(call) = &event.kind else {
                 continue;
             };
@@ -1678,7 +1717,7 @@ impl<'a> Project<'a> {
                 _ => {}
             }
         }
-        for value in &function.returns {
+        for value in function.returns() {
             for taint in &value.taint {
                 match taint {
                     Taint::Nondet { range } => {
@@ -1871,7 +1910,7 @@ impl<'a> Project<'a> {
         let Some(function) = self.function(id) else {
             return false;
         };
-        let Some(EventKind::Call(call)) = function.events.get(index).map(|e| &e.kind) else {
+        let Some(EventKind::Call(call)) = function.events().get(index).map(|e| &e.kind) else {
             return false;
         };
         if self.is_state_write(call) {
@@ -1904,8 +1943,8 @@ pub fn dominating_guards(
     function: &Function,
     index: usize,
 ) -> impl Iterator<Item = &GuardTest> + '_ {
-    let target = function.events.get(index);
-    function.events[..index.min(function.events.len())]
+    let target = function.events().get(index);
+    function.events()[..index.min(function.events().len())]
         .iter()
         .filter_map(move |event| {
             let target = target?;
@@ -1930,7 +1969,7 @@ fn guard_covers(function: &Function, guard_block: u32, target: u32) -> bool {
         if function.block_within(target, block) {
             return true;
         }
-        let Some(info) = function.blocks.get(block as usize) else {
+        let Some(info) = function.blocks().get(block as usize) else {
             return false;
         };
         match (&info.kind, info.parent) {

@@ -354,7 +354,7 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding], lang: Lang) -
     let text = |range: TextRange| project.source_text(view.id.file, range);
     let has = |code: &str, at: usize| findings.iter().any(|f| f.code == code && f.line == at);
     let markers: Vec<TextRange> = function
-        .events
+        .events()
         .iter()
         .filter_map(|e| match &e.kind {
             EventKind::Guard(guard) => match &guard.test {
@@ -369,7 +369,7 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding], lang: Lang) -
         })
         .collect();
     let mut steps = Vec::new();
-    for (index, event) in function.events.iter().enumerate() {
+    for (index, event) in function.events().iter().enumerate() {
         if function.is_deferred(event.block) {
             continue;
         }

@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 use ruff_text_size::TextRange;
 
-use crate::facts::{EventKind, ModuleFacts, Value};
+use crate::facts::{EventKind, FunctionBody, ModuleFacts, Value};
 use crate::path::QPath;
 use crate::project::Project;
 
@@ -141,7 +141,21 @@ type Assigned<'a> = (&'a str, Option<Value>, TextRange);
 fn read_calls<'a>(project: &Project, facts: &'a ModuleFacts) -> Vec<Assigned<'a>> {
     let mut assigned = Vec::new();
     for function in &facts.functions {
-        for event in &function.events {
+        let may_set = function.has_attr_assign()
+            || function.calls_named(|name| {
+                matches!(name, "update" | "setdefault") || project.may_name_enqueue_or_app_by(name)
+            });
+        if !may_set {
+            continue;
+        }
+        function.peek(|body| read_events(project, body, &mut assigned));
+    }
+    assigned
+}
+
+fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assigned<'_>>) {
+    {
+        for event in &body.events {
             match &event.kind {
                 EventKind::Call(call) => {
                     let Some(path) = &call.path else { continue };
@@ -152,12 +166,16 @@ fn read_calls<'a>(project: &Project, facts: &'a ModuleFacts) -> Vec<Assigned<'a>
                     let canonical = project.canonical(path);
                     if conf_update && is_conf(&canonical, 1) {
                         for (key, value) in call.keywords() {
-                            assigned.push((*key, known(project, value), value.range));
+                            assigned.push((key.as_str(), known(project, value), value.range));
                         }
                         if let Some(items) = call.args().first().and_then(Value::dict) {
                             for (key, value) in items {
                                 if let Some(key) = key {
-                                    assigned.push((*key, known(project, value), value.range));
+                                    assigned.push((
+                                        key.as_str(),
+                                        known(project, value),
+                                        value.range,
+                                    ));
                                 }
                             }
                         }
@@ -175,7 +193,7 @@ fn read_calls<'a>(project: &Project, facts: &'a ModuleFacts) -> Vec<Assigned<'a>
                     };
                     if is_conf(&project.canonical(object), 0) {
                         assigned.push((
-                            assign.attr,
+                            assign.attr.as_str(),
                             known(project, &assign.value),
                             assign.value.range,
                         ));
@@ -185,7 +203,6 @@ fn read_calls<'a>(project: &Project, facts: &'a ModuleFacts) -> Vec<Assigned<'a>
             }
         }
     }
-    assigned
 }
 
 /// `celery.Celery().conf` followed by `extra` more segments.
@@ -232,7 +249,10 @@ impl Sources {
         for file in project.files {
             let Some(facts) = &file.facts else { continue };
             for function in &facts.functions {
-                for event in &function.events {
+                if !function.calls_named(|name| name == "config_from_object") {
+                    continue;
+                }
+                for event in function.events() {
                     let EventKind::Call(call) = &event.kind else {
                         continue;
                     };

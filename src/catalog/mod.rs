@@ -1038,7 +1038,7 @@ impl Catalog {
         &self,
         filter: ArgumentFilter,
         args: &mut Vec<Value>,
-        keywords: &mut Vec<(&'static str, Value)>,
+        keywords: &mut Vec<(crate::path::Sym, Value)>,
     ) {
         if filter == ArgumentFilter::NamedKeywords {
             *args = Vec::new();

@@ -13,8 +13,9 @@ use ruff_python_ast::{
 use ruff_text_size::{Ranged, TextRange};
 
 use super::{
-    AttrAssign, Block, BlockKind, CallArgs, CallSite, Class, Decorator, Event, EventKind, Exit,
-    Function, Guard, GuardTest, Lit, ModuleFacts, Param, SmallMap, Taint, Value,
+    AttrAssign, Block, BlockKind, Body, CallArgs, CallSite, Class, Decorator, Event, EventKind,
+    Exit, Function, FunctionBody, Guard, GuardTest, Lit, ModuleFacts, Param, SmallMap, Taint,
+    Value,
 };
 use crate::catalog::Catalog;
 use crate::intern::intern;
@@ -101,12 +102,7 @@ fn new_function(
         is_async: false,
         params: Vec::new(),
         decorators: Vec::new(),
-        blocks: vec![Block {
-            parent: None,
-            kind: BlockKind::Body,
-        }],
-        events: Vec::new(),
-        returns: Vec::new(),
+        body: Body::default(),
     }
 }
 
@@ -283,14 +279,19 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
     }
 
+    /// Puts the body together, drops the call arguments no rule reads and stores it encoded.
     fn finish(mut self) {
         resolve_state_guards(&mut self.events);
-        let func = &mut self.ex.functions[self.func];
-        func.events = self.events;
-        func.blocks = self.blocks;
+        let catalog = self.ex.catalog;
+        for event in &mut self.events {
+            if let EventKind::Call(call) = &mut event.kind {
+                let filter = catalog.argument_filter(call);
+                call.filter_arguments(catalog, filter);
+            }
+        }
         // What is returned matters by its path and taint only (summaries, returned types): a
         // returned display (`return {"status": ...}`) is not kept whole.
-        func.returns = self
+        let returns = self
             .returns
             .into_iter()
             .filter(|value| value.path.is_some() || !value.taint.is_empty())
@@ -301,6 +302,11 @@ impl<'e, 'c> Walker<'e, 'c> {
                 ..Value::default()
             })
             .collect();
+        self.ex.functions[self.func].body = Body::new(FunctionBody {
+            blocks: self.blocks,
+            events: self.events,
+            returns,
+        });
     }
 
     fn params(&mut self, def: &ast::StmtFunctionDef) {
@@ -423,8 +429,8 @@ impl<'e, 'c> Walker<'e, 'c> {
                                 EventKind::AttrAssign(Box::new(AttrAssign {
                                     range: assign.range,
                                     object,
-                                    var: intern(var),
-                                    attr: intern(attr.attr.as_str()),
+                                    var: Sym::new(var),
+                                    attr: Sym::new(attr.attr.as_str()),
                                     augmented: true,
                                     value,
                                 })),
@@ -891,8 +897,8 @@ impl<'e, 'c> Walker<'e, 'c> {
                         EventKind::AttrAssign(Box::new(AttrAssign {
                             range: target.range(),
                             object,
-                            var: intern(var),
-                            attr: intern(attr.attr.as_str()),
+                            var: Sym::new(var),
+                            attr: Sym::new(attr.attr.as_str()),
                             augmented: false,
                             value: value.clone(),
                         })),
@@ -995,7 +1001,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .all(|op| matches!(op, CmpOp::NotEq | CmpOp::NotIn));
                 match &*compare.left {
                     Expr::Attribute(attr) if negative => Some(GuardTest::StateNot {
-                        field: intern(attr.attr.as_str()),
+                        field: Sym::new(attr.attr.as_str()),
                     }),
                     _ => None,
                 }
@@ -1157,7 +1163,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                         Some(key) => {
                             let key_value = self.expr(key, block);
                             if items.len() < MAX_ITEMS {
-                                items.push((key_value.as_str().map(intern), value));
+                                items.push((key_value.as_str().map(Sym::new), value));
                             }
                         }
                         // `{**base, ...}`: the entries of a known dict are part of this one.
@@ -1398,7 +1404,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         for keyword in &call.arguments.keywords {
             let value = self.expr(&keyword.value, block);
             match &keyword.arg {
-                Some(arg) => keywords.push((intern(arg.as_str()), value)),
+                Some(arg) => keywords.push((Sym::new(arg.as_str()), value)),
                 None => {
                     star_kwargs = true;
                     // `**{"idempotency_key": k}` spreads known keys.

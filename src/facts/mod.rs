@@ -2,11 +2,15 @@
 //! ordered events that matter on a second run (calls, done-guards, attribute writes) with the
 //! blocks (branches, loops, `try`, `with`, deferred callbacks) that contain them.
 //!
-//! Facts are extracted in one pass over the syntax tree; the tree is dropped afterwards.
+//! Facts are extracted in one pass over the syntax tree; the tree is dropped afterwards. Function
+//! bodies are then kept encoded and decoded when a pass reads them ([`Function::body`]).
 
 mod extract;
 
+use std::sync::OnceLock;
+
 use rustc_hash::FxHashMap as HashMap;
+use serde::{Deserialize, Serialize};
 
 use ruff_text_size::TextRange;
 
@@ -16,7 +20,7 @@ use crate::path::{QPath, Sym};
 pub use extract::extract;
 
 /// A value as far as the analysis follows it inside one function.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Value {
     pub range: TextRange,
     pub lit: Lit,
@@ -34,17 +38,17 @@ pub struct Value {
 }
 
 /// The arguments of a call kept with its value.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct CallArgs {
     pub args: Vec<Value>,
-    pub keywords: Vec<(&'static str, Value)>,
+    pub keywords: Vec<(Sym, Value)>,
 }
 
 impl CallArgs {
     pub fn keyword(&self, name: &str) -> Option<&Value> {
         self.keywords
             .iter()
-            .find(|(k, _)| &**k == name)
+            .find(|(k, _)| k.as_str() == name)
             .map(|(_, v)| v)
     }
 }
@@ -94,15 +98,15 @@ impl Value {
     pub fn dict_get(&self, key: &str) -> Option<&Value> {
         self.dict()?
             .iter()
-            .find(|(k, _)| k.as_deref() == Some(key))
+            .find(|(k, _)| k.map(Sym::as_str) == Some(key))
             .map(|(_, v)| v)
     }
 }
 
 /// A dict entry: its key when it is a string literal, and its value.
-pub type DictItem = (Option<&'static str>, Value);
+pub type DictItem = (Option<Sym>, Value);
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub enum Lit {
     #[default]
     Other,
@@ -118,7 +122,7 @@ pub enum Lit {
 }
 
 /// Where a value comes from, as far as keys care. Small and `Copy`: values carry several.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Taint {
     /// A nondeterministic source call (`uuid.uuid4()`); the source text names it.
     Nondet { range: TextRange },
@@ -206,18 +210,9 @@ fn drop_unread_class_arguments(value: &mut Value, catalog: &Catalog) {
 }
 
 impl ModuleFacts {
-    /// Drops the argument values no rule reads ([`Catalog::argument_filter`]); whether a call
-    /// had `*args` or `**kwargs` is kept.
+    /// Drops the argument values no rule reads from the calls kept with class attributes
+    /// (function bodies are filtered as they are stored: [`Body::new`]).
     pub(crate) fn drop_unread_arguments(&mut self, catalog: &Catalog) {
-        for function in &mut self.functions {
-            for event in &mut function.events {
-                let EventKind::Call(call) = &mut event.kind else {
-                    continue;
-                };
-                let filter = catalog.argument_filter(call);
-                call.filter_arguments(catalog, filter);
-            }
-        }
         for class in &mut self.classes {
             for value in class.attrs.values_mut() {
                 drop_unread_class_arguments(value, catalog);
@@ -237,38 +232,10 @@ impl ModuleFacts {
         }
         self.classes.shrink_to_fit();
         for function in &mut self.functions {
-            function.returns.shrink();
-            function.blocks.shrink_to_fit();
-            for block in &mut function.blocks {
-                if let BlockKind::With { items } = &mut block.kind {
-                    items.shrink();
-                }
-            }
             for decorator in &mut function.decorators {
                 decorator.path.shrink();
                 decorator.args.shrink();
                 decorator.keywords.shrink();
-            }
-            function.events.shrink_to_fit();
-            for event in &mut function.events {
-                match &mut event.kind {
-                    EventKind::Call(call) => {
-                        call.path.shrink();
-                        if let Some(arguments) = &mut call.arguments {
-                            arguments.args.shrink();
-                            arguments.keywords.shrink();
-                        }
-                    }
-                    EventKind::AttrAssign(assign) => {
-                        assign.object.shrink();
-                        assign.value.shrink();
-                    }
-                    EventKind::Guard(guard) => {
-                        if let GuardTest::Helper { path } = &mut guard.test {
-                            path.shrink();
-                        }
-                    }
-                }
             }
         }
         self.functions.shrink_to_fit();
@@ -414,13 +381,167 @@ pub struct Function {
     pub is_async: bool,
     pub params: Vec<Param>,
     pub decorators: Vec<Decorator>,
+    pub(crate) body: Body,
+}
+
+/// What a function does, in order: its blocks, its events and what it returns.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct FunctionBody {
     pub blocks: Vec<Block>,
     pub events: Vec<Event>,
     /// Returned values, with their path and taint only (those with neither are not kept).
     pub returns: Vec<Value>,
 }
 
+impl Default for FunctionBody {
+    fn default() -> Self {
+        FunctionBody {
+            blocks: vec![Block {
+                parent: None,
+                kind: BlockKind::Body,
+            }],
+            events: Vec::new(),
+            returns: Vec::new(),
+        }
+    }
+}
+
+/// A function body kept encoded ([`postcard`], a few bytes a call) and decoded the first time a
+/// pass reads it. Rules start from tasks and from functions that open a transaction, and
+/// follow calls from there: most bodies of a large project are never read again after the
+/// project-wide scans, which decode them for a moment ([`Function::peek`]) or skip them by
+/// [`Function::calls_named`]. Kept as structures, they were half the memory of a run.
+pub(crate) struct Body {
+    encoded: Box<[u8]>,
+    decoded: OnceLock<Box<FunctionBody>>,
+    /// The method names and last path names of the calls, sorted and distinct.
+    call_names: Box<[Sym]>,
+    has_with: bool,
+    has_attr_assign: bool,
+}
+
+impl Body {
+    pub(crate) fn new(body: FunctionBody) -> Body {
+        let mut call_names = Vec::new();
+        let mut has_attr_assign = false;
+        for event in &body.events {
+            match &event.kind {
+                EventKind::Call(call) => {
+                    call_names.push(call.method);
+                    call_names.extend(call.path.as_ref().and_then(|p| p.0.last()).map(|s| s.name));
+                }
+                EventKind::AttrAssign(_) => has_attr_assign = true,
+                EventKind::Guard(_) => {}
+            }
+        }
+        call_names.sort_unstable();
+        call_names.dedup();
+        let has_with = body
+            .blocks
+            .iter()
+            .any(|block| matches!(block.kind, BlockKind::With { .. }));
+        let encoded = ENCODE_BUFFER.with_borrow_mut(|buffer| {
+            buffer.clear();
+            match postcard::to_extend(&body, std::mem::take(buffer)) {
+                Ok(bytes) => {
+                    *buffer = bytes;
+                    Some(Box::<[u8]>::from(buffer.as_slice()))
+                }
+                Err(_) => None,
+            }
+        });
+        let decoded = OnceLock::new();
+        let encoded = match encoded {
+            Some(encoded) => encoded,
+            // Encoding into memory fails only on a bug; the body is kept as it is.
+            None => {
+                debug_assert!(false, "a function body could not be encoded");
+                let _ = decoded.set(Box::new(body));
+                Box::default()
+            }
+        };
+        Body {
+            encoded,
+            decoded,
+            call_names: call_names.into_boxed_slice(),
+            has_with,
+            has_attr_assign,
+        }
+    }
+
+    fn decode(&self) -> FunctionBody {
+        postcard::from_bytes(&self.encoded).unwrap_or_else(|_| {
+            debug_assert!(false, "a function body could not be decoded");
+            FunctionBody::default()
+        })
+    }
+}
+
+impl Default for Body {
+    fn default() -> Self {
+        Body::new(FunctionBody::default())
+    }
+}
+
+impl std::fmt::Debug for Body {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.decoded.get() {
+            Some(body) => body.fmt(f),
+            None => self.decode().fmt(f),
+        }
+    }
+}
+
+thread_local! {
+    /// Where bodies are encoded before they are copied out at their exact size.
+    static ENCODE_BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl Function {
+    /// The body, decoded on first use and kept: for what rules and summaries read again.
+    pub fn body(&self) -> &FunctionBody {
+        self.body
+            .decoded
+            .get_or_init(|| Box::new(self.body.decode()))
+    }
+
+    /// Reads the body without keeping it decoded (unless it already is): for the scans over
+    /// every function of the project.
+    pub fn peek<R>(&self, read: impl FnOnce(&FunctionBody) -> R) -> R {
+        match self.body.decoded.get() {
+            Some(body) => read(body),
+            None => read(&self.body.decode()),
+        }
+    }
+
+    pub fn blocks(&self) -> &[Block] {
+        &self.body().blocks
+    }
+
+    pub fn events(&self) -> &[Event] {
+        &self.body().events
+    }
+
+    pub fn returns(&self) -> &[Value] {
+        &self.body().returns
+    }
+
+    /// Whether a call's method name or the last name of its path passes `test`: scans for
+    /// some calls skip, without decoding it, a body that makes none.
+    pub fn calls_named(&self, mut test: impl FnMut(&str) -> bool) -> bool {
+        self.body.call_names.iter().any(|name| test(name.as_str()))
+    }
+
+    /// Whether the body has a `with` block.
+    pub fn has_with(&self) -> bool {
+        self.body.has_with
+    }
+
+    /// Whether the body assigns an attribute (`x.attr = value`).
+    pub fn has_attr_assign(&self) -> bool {
+        self.body.has_attr_assign
+    }
+
     /// Whether `ancestor` is `block` or one of the blocks that contain it.
     pub fn block_within(&self, block: u32, ancestor: u32) -> bool {
         self.ancestors(block).any(|b| b == ancestor)
@@ -429,20 +550,20 @@ impl Function {
     /// `block` and the blocks that contain it, innermost first.
     pub fn ancestors(&self, block: u32) -> impl Iterator<Item = u32> + '_ {
         std::iter::successors(Some(block), |b| {
-            self.blocks.get(*b as usize).and_then(|blk| blk.parent)
+            self.blocks().get(*b as usize).and_then(|blk| blk.parent)
         })
     }
 
     pub fn block_kinds(&self, block: u32) -> impl Iterator<Item = &BlockKind> + '_ {
         self.ancestors(block)
-            .filter_map(|b| self.blocks.get(b as usize))
+            .filter_map(|b| self.blocks().get(b as usize))
             .map(|blk| &blk.kind)
     }
 
     pub fn in_loop(&self, block: u32) -> Option<u32> {
         self.ancestors(block).find(|b| {
             matches!(
-                self.blocks.get(*b as usize).map(|blk| &blk.kind),
+                self.blocks().get(*b as usize).map(|blk| &blk.kind),
                 Some(BlockKind::Loop)
             )
         })
@@ -475,13 +596,13 @@ impl Function {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Block {
     pub parent: Option<u32>,
     pub kind: BlockKind,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub enum BlockKind {
     Body,
     Branch {
@@ -502,14 +623,14 @@ pub enum BlockKind {
     Deferred,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Event {
     pub order: u32,
     pub block: u32,
     pub kind: EventKind,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub enum EventKind {
     Call(Box<CallSite>),
     Guard(Box<Guard>),
@@ -517,7 +638,7 @@ pub enum EventKind {
     AttrAssign(Box<AttrAssign>),
 }
 
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct CallSite {
     pub range: TextRange,
     pub func_range: TextRange,
@@ -544,7 +665,7 @@ impl CallSite {
         self.arguments.as_ref().map_or(&[], |a| &a.args)
     }
 
-    pub fn keywords(&self) -> &[(&'static str, Value)] {
+    pub fn keywords(&self) -> &[(Sym, Value)] {
         self.arguments.as_ref().map_or(&[], |a| &a.keywords)
     }
 
@@ -569,7 +690,7 @@ impl CallSite {
     pub fn keyword(&self, name: &str) -> Option<&Value> {
         self.keywords()
             .iter()
-            .find(|(k, _)| &**k == name)
+            .find(|(k, _)| k.as_str() == name)
             .map(|(_, v)| v)
     }
 
@@ -579,14 +700,14 @@ impl CallSite {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Guard {
     pub range: TextRange,
     pub test: GuardTest,
     pub exit: Exit,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub enum GuardTest {
     /// `if x.flag:`, `if x.status == "sent":`, `.exists()`, `cache.get(k)`.
     DoneCheck,
@@ -604,30 +725,109 @@ pub enum GuardTest {
     Precondition,
     /// `if x.field != value:` (or `not in`) while the body is being read; `finish` turns it into
     /// `DoneCheck` or `Precondition`, so no later pass sees it.
-    StateNot { field: &'static str },
+    StateNot { field: Sym },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Exit {
     Return,
     Raise,
     Continue,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct AttrAssign {
     pub range: TextRange,
     /// The resolved path of the object written to (`celery.Celery().conf` for `app.conf.x = 1`).
     pub object: Option<QPath>,
-    pub var: &'static str,
-    pub attr: &'static str,
+    pub var: Sym,
+    pub attr: Sym,
     pub augmented: bool,
     pub value: Value,
 }
 
 #[cfg(test)]
 mod tests {
-    use super::SmallMap;
+    use super::{EventKind, SmallMap};
+    use crate::catalog::Catalog;
+    use crate::parse::parse_text;
+
+    #[test]
+    fn bodies_are_stored_encoded_and_read_back_whole() {
+        let code = "\
+from redis import Redis
+from shop.queue import async_task as later
+
+def f(order, key):
+    with transaction.atomic():
+        order.state = \"sent\"
+        later(\"shop.tasks.send\", order.id)
+    if order.sent:
+        return
+    return helper(key)
+
+def g():
+    print(1)
+";
+        let catalog = Catalog::new(&[], &[]);
+        let file = parse_text(
+            "tasks.py".into(),
+            "tasks.py".into(),
+            code.into(),
+            "tasks",
+            false,
+            &catalog,
+            false,
+        );
+        let facts = file.facts.as_ref().expect("facts");
+        let f = facts.functions.iter().find(|f| f.name == "f").expect("f");
+        let g = facts.functions.iter().find(|f| f.name == "g").expect("g");
+
+        // Scans read a body without keeping it decoded.
+        let calls = f.peek(|body| body.events.len());
+        assert!(f.body.decoded.get().is_none());
+        // A call is named by its method (`later`) and by the last name of its path
+        // (`async_task`, through the renaming import).
+        assert!(f.calls_named(|name| name == "later"));
+        assert!(f.calls_named(|name| name == "async_task"));
+        assert!(f.calls_named(|name| name == "helper"));
+        assert!(!f.calls_named(|name| name == "print"));
+        assert!(f.has_with() && f.has_attr_assign());
+        assert!(!g.has_with() && !g.has_attr_assign());
+
+        // Read whole: blocks, events with their arguments, guards and returns.
+        let body = f.body();
+        assert!(f.body.decoded.get().is_some());
+        assert_eq!(body.events.len(), calls);
+        assert!(
+            matches!(body.blocks[1].kind, super::BlockKind::With { ref items } if items.len() == 1)
+        );
+        let handed = body
+            .events
+            .iter()
+            .find_map(|e| match &e.kind {
+                EventKind::Call(call) if call.method == "later" => Some(call),
+                _ => None,
+            })
+            .expect("the call of later");
+        assert_eq!(
+            handed.path.as_ref().and_then(|p| p.last_name()),
+            Some("async_task")
+        );
+        assert_eq!(
+            handed.args().first().and_then(super::Value::as_str),
+            Some("shop.tasks.send")
+        );
+        assert!(body.events.iter().any(|e| matches!(&e.kind,
+            EventKind::AttrAssign(a) if a.var == "order" && a.attr == "state" && a.value.as_str() == Some("sent"))));
+        assert!(
+            body.events
+                .iter()
+                .any(|e| matches!(e.kind, EventKind::Guard(_)))
+        );
+        assert_eq!(body.returns.len(), 1);
+        assert_eq!(format!("{:?}", f.body), format!("{body:?}"));
+    }
 
     #[test]
     fn small_map_replaces_in_place_and_keeps_first_insertion_order() {

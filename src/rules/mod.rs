@@ -105,7 +105,7 @@ impl<'a> TaskView<'a> {
     pub fn new(project: &'a Project<'a>, task: &'a Task) -> Option<TaskView<'a>> {
         let function = project.function(task.id)?;
         let mut effects = Vec::new();
-        for (index, event) in function.events.iter().enumerate() {
+        for (index, event) in function.events().iter().enumerate() {
             if function.is_deferred(event.block) {
                 continue;
             }

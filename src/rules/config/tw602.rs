@@ -115,7 +115,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
     }
     // Literal countdowns of enqueues and retries, anywhere in the project.
     for (id, function) in project.all_functions() {
-        for (index, event) in function.events.iter().enumerate() {
+        for (index, event) in function.events().iter().enumerate() {
             let EventKind::Call(call) = &event.kind else {
                 continue;
             };

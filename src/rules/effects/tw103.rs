@@ -72,7 +72,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         }
         // The done state written after the effect, on a path that can follow it.
         let write_after = function
-            .events
+            .events()
             .iter()
             .enumerate()
             .skip(effect.index + 1)
@@ -117,8 +117,8 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
 /// effect may be lost, but it is not repeated.
 fn claimed_before(project: &crate::project::Project, task: &TaskView, effect: usize) -> bool {
     let function = task.function;
-    let target = function.events[effect].block;
-    function.events[..effect]
+    let target = function.events()[effect].block;
+    function.events()[..effect]
         .iter()
         .enumerate()
         .any(|(g, guard)| {
@@ -136,7 +136,7 @@ fn claimed_before(project: &crate::project::Project, task: &TaskView, effect: us
             };
             !function.exclusive(guard.block, target)
                 && (g + 1..effect).any(|w| {
-                    let event = &function.events[w];
+                    let event = &function.events()[w];
                     in_tx(event.block)
                         && project.writes_state(task.id, w)
                         && project.effects_at(task.id, w).is_empty()

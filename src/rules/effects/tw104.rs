@@ -50,7 +50,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     };
     let file = &checker.project.files[task.id.file as usize];
     for (index, event) in function
-        .events
+        .events()
         .iter()
         .enumerate()
         .skip(first_effect.index + 1)
@@ -79,15 +79,15 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             continue;
         };
         let mut fields: Vec<&str> = Vec::new();
-        for assign in function.events[..index]
+        for assign in function.events()[..index]
             .iter()
             .filter_map(|e| match &e.kind {
                 EventKind::AttrAssign(assign) if assign.var == *var => Some(assign),
                 _ => None,
             })
         {
-            if !fields.contains(&assign.attr) {
-                fields.push(assign.attr);
+            if !fields.contains(&assign.attr.as_str()) {
+                fields.push(assign.attr.as_str());
             }
         }
         let lang = checker.lang;

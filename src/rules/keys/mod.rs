@@ -35,7 +35,7 @@ pub fn key_uses<'a>(project: &Project, task: &'a TaskView, lang: Lang) -> Vec<Ke
             });
         }
     }
-    for event in &task.function.events {
+    for event in task.function.events() {
         let EventKind::Call(call) = &event.kind else {
             continue;
         };

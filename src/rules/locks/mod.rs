@@ -72,14 +72,14 @@ fn lock_calls<'a>(
     functions: &[&'a Function],
 ) -> Vec<(&'a CallSite, &'a LockApi)> {
     let releases = functions.iter().any(|function| {
-        function.events.iter().any(|event| {
+        function.events().iter().any(|event| {
             matches!(&event.kind, EventKind::Call(call) if project.catalog.lock_release.methods.iter().any(|m| **m == *call.method.as_str()))
                 && function.block_kinds(event.block).any(|k| matches!(k, BlockKind::Finally))
         })
     });
     let mut found = Vec::new();
     for function in functions {
-        for event in &function.events {
+        for event in function.events() {
             let EventKind::Call(call) = &event.kind else {
                 continue;
             };
@@ -110,7 +110,7 @@ fn is_nested_in(facts: &crate::facts::ModuleFacts, function: &Function, outer: &
 /// Whether the task extends its locks while it works (`lock.extend()`, `auto_renewal=True`).
 pub fn extends_locks(project: &Project, task: &TaskView) -> bool {
     let spec = &project.catalog.lock_extension;
-    task.function.events.iter().any(|event| {
+    task.function.events().iter().any(|event| {
         let EventKind::Call(call) = &event.kind else {
             return false;
         };

@@ -78,7 +78,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
 /// or `created`, or checked with `.exists()` and created in the same task.
 fn dedup_models(project: &Project, task: &TaskView) -> Vec<usize> {
     let function = task.function;
-    let model_of = |index: usize| match &function.events.get(index)?.kind {
+    let model_of = |index: usize| match &function.events().get(index)?.kind {
         EventKind::Call(call) => project
             .models
             .model_of_manager_call(project, call.path.as_ref()?),
@@ -86,14 +86,14 @@ fn dedup_models(project: &Project, task: &TaskView) -> Vec<usize> {
     };
     let index_of = |range| {
         function
-            .events
+            .events()
             .iter()
             .position(|e| matches!(&e.kind, EventKind::Call(c) if c.range == range))
     };
     let mut found = Vec::new();
     let mut created = Vec::new();
     let mut checked = Vec::new();
-    for (index, event) in function.events.iter().enumerate() {
+    for (index, event) in function.events().iter().enumerate() {
         match &event.kind {
             EventKind::Guard(guard) => match &guard.test {
                 GuardTest::NotCreated { marker, .. }

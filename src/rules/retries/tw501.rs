@@ -50,7 +50,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         .skip(usize::from(skip_first))
         .map(|p| p.name)
         .collect();
-    for (index, event) in function.events.iter().enumerate() {
+    for (index, event) in function.events().iter().enumerate() {
         let EventKind::Call(call) = &event.kind else {
             continue;
         };

@@ -50,7 +50,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     // Whether progress is written between two events (on a path that can pass both).
     let recorded_between = |from: usize, to: usize, block: u32| {
         (from + 1..to).any(|i| {
-            let event = &function.events[i];
+            let event = &function.events()[i];
             !function.exclusive(block, event.block)
                 && project.writes_state(task.id, i)
                 && project.effects_at(task.id, i).is_empty()
@@ -66,7 +66,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             // Per-iteration progress: a guard or a write inside the loop body.
             let in_loop = |block| function.block_within(block, loop_block);
             !effect.guarded
-                && !function.events.iter().enumerate().any(|(i, event)| {
+                && !function.events().iter().enumerate().any(|(i, event)| {
                     in_loop(event.block)
                         && i != effect.index
                         && project.writes_state(task.id, i)

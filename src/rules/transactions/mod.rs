@@ -19,7 +19,7 @@ pub fn describe_transaction(project: &Project, id: FuncId, tx: u32, lang: Lang) 
     }
     // The first event inside the block tells the line; the block itself has no range.
     let line = function
-        .events
+        .events()
         .iter()
         .find(|e| function.block_within(e.block, tx))
         .map(|e| match &e.kind {

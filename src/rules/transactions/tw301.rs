@@ -51,7 +51,7 @@ pub fn check_project(checker: &mut Checker) {
     let project = checker.project;
     let lang = checker.lang;
     for (id, function) in project.functions_with_transactions() {
-        for (index, event) in function.events.iter().enumerate() {
+        for (index, event) in function.events().iter().enumerate() {
             if !matches!(event.kind, EventKind::Call(_)) || function.is_deferred(event.block) {
                 continue;
             }

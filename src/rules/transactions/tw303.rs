@@ -53,7 +53,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     }
     let project = checker.project;
     let function = task.function;
-    for (guard_index, event) in function.events.iter().enumerate() {
+    for (guard_index, event) in function.events().iter().enumerate() {
         let EventKind::Guard(guard) = &event.kind else {
             continue;
         };
@@ -73,9 +73,9 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let Some(marker_index) = call_index_at(function, marker) else {
             continue;
         };
-        let marker_block = function.events[marker_index].block;
+        let marker_block = function.events()[marker_index].block;
         // The work: what the guard protects, after it.
-        let work: Vec<usize> = (guard_index + 1..function.events.len())
+        let work: Vec<usize> = (guard_index + 1..function.events().len())
             .filter(|&i| is_work(project, task, i))
             .collect();
         let Some(&first_work) = work.first() else {
@@ -90,7 +90,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             if let Some(&outer) = txs.last()
                 && work.iter().all(|&i| {
                     outer == FUNCTION_TRANSACTION
-                        || function.block_within(function.events[i].block, outer)
+                        || function.block_within(function.events()[i].block, outer)
                 })
             {
                 continue;
@@ -118,7 +118,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
 
 /// Whether the function releases set-if-absent keys (in a `finally`): then they are locks.
 fn releases_keys(project: &Project, function: &crate::facts::Function) -> bool {
-    function.events.iter().any(|event| {
+    function.events().iter().any(|event| {
         matches!(&event.kind, EventKind::Call(call) if project.catalog.lock_release.methods.iter().any(|m| m == call.method.as_str()))
             && function
                 .block_kinds(event.block)
@@ -127,11 +127,11 @@ fn releases_keys(project: &Project, function: &crate::facts::Function) -> bool {
 }
 
 fn call_index_at(function: &crate::facts::Function, range: TextRange) -> Option<usize> {
-    function.events.iter().position(|event| matches!(&event.kind, EventKind::Call(call) if call.range == range || call.range.contains_range(range) && call.func_range.start() == range.start()))
+    function.events().iter().position(|event| matches!(&event.kind, EventKind::Call(call) if call.range == range || call.range.contains_range(range) && call.func_range.start() == range.start()))
 }
 
 fn work_range(function: &crate::facts::Function, index: usize) -> TextRange {
-    match &function.events[index].kind {
+    match &function.events()[index].kind {
         EventKind::Call(call) => call.range,
         EventKind::Guard(guard) => guard.range,
         EventKind::AttrAssign(assign) => assign.range,
@@ -141,7 +141,7 @@ fn work_range(function: &crate::facts::Function, index: usize) -> TextRange {
 /// The work a marker protects: effects, state writes, calls into the project, and calls into
 /// other code (an imported `apply_update(...)`), but not logging or builtins.
 fn is_work(project: &Project, task: &TaskView, index: usize) -> bool {
-    let event = &task.function.events[index];
+    let event = &task.function.events()[index];
     if task.function.is_deferred(event.block) {
         return false;
     }
@@ -167,7 +167,7 @@ fn is_work(project: &Project, task: &TaskView, index: usize) -> bool {
 /// `pending` → `done`: the work ends by writing the marker's own model again.
 fn moves_marker_to_done(project: &Project, task: &TaskView, marker: usize, work: &[usize]) -> bool {
     let function = task.function;
-    let EventKind::Call(marker_call) = &function.events[marker].kind else {
+    let EventKind::Call(marker_call) = &function.events()[marker].kind else {
         return false;
     };
     let Some(marker_model) = marker_call
@@ -177,7 +177,7 @@ fn moves_marker_to_done(project: &Project, task: &TaskView, marker: usize, work:
     else {
         return false;
     };
-    work.iter().any(|&i| match &function.events[i].kind {
+    work.iter().any(|&i| match &function.events()[i].kind {
         EventKind::Call(call) => {
             project.writes_state(task.id, i)
                 && call

@@ -49,7 +49,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         return;
     }
     let project = checker.project;
-    for event in &task.function.events {
+    for event in task.function.events() {
         let EventKind::Call(call) = &event.kind else {
             continue;
         };

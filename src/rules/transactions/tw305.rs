@@ -54,7 +54,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let lang = checker.lang;
     let function = task.function;
     let mut found: Vec<(TextRange, String)> = Vec::new();
-    for (index, event) in function.events.iter().enumerate() {
+    for (index, event) in function.events().iter().enumerate() {
         if function.is_deferred(event.block) || project.is_guarded(task.id, index) {
             continue;
         }
@@ -74,7 +74,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                     continue;
                 }
                 // The write happens when the object is saved.
-                let saved = function.events[index + 1..].iter().any(|e| {
+                let saved = function.events()[index + 1..].iter().any(|e| {
                     matches!(&e.kind, EventKind::Call(c) if matches!(c.method.as_str(), "save" | "asave") && c.receiver_var.map(crate::path::Sym::as_str) == Some(&*assign.var))
                 });
                 if saved {
