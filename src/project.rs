@@ -540,10 +540,10 @@ impl<'a> Project<'a> {
             let before = names.len();
             for file in self.files {
                 let Some(facts) = &file.facts else { continue };
-                for (local, target) in &facts.imports {
+                for (local, target) in facts.imports.iter() {
                     let last = target.rsplit('.').next().unwrap_or(target);
-                    if names.contains(last) && !names.contains(local.as_str()) {
-                        names.insert(crate::intern::intern(local));
+                    if names.contains(last) && !names.contains(local) {
+                        names.insert(local);
                     }
                 }
             }

@@ -73,7 +73,7 @@ pub fn extract(suite: &[Stmt], module: &str, is_package: bool, catalog: &Catalog
     let mut facts = ModuleFacts {
         module: ex.module,
         is_package,
-        imports: ex.imports,
+        imports: super::Imports::new(ex.imports),
         star_imports: ex.star_imports,
         vars: ex.module_vars,
         classes: ex.classes,
