@@ -44,7 +44,11 @@ pub struct SourceFile {
     /// Length and hash of the parsed text, to recognise it when it is read again.
     parsed_len: usize,
     parsed_hash: u64,
-    pub line_index: LineIndex,
+    /// Where each line after the first starts, as LEB128 differences (a byte or two a line):
+    /// enough to make a stand-in text ([`SourceFile::text`]) and its line index. The index is
+    /// built only for files something is reported in ([`SourceFile::line_index`]).
+    line_starts: Box<[u8]>,
+    line_index: OnceLock<LineIndex>,
     pub facts: Option<ModuleFacts>,
     pub syntax_errors: Vec<(TextRange, String)>,
     /// Why the file could not be read, when it could not.
@@ -75,17 +79,24 @@ impl SourceFile {
 
     fn blank_text(&self) -> String {
         let mut blank = vec![b' '; self.parsed_len];
-        for start in self.line_index.line_starts().iter().skip(1) {
-            if let Some(byte) = blank.get_mut(start.to_usize().wrapping_sub(1)) {
+        for start in decode_line_starts(&self.line_starts) {
+            if let Some(byte) = blank.get_mut(start.wrapping_sub(1)) {
                 *byte = b'\n';
             }
         }
         String::from_utf8(blank).unwrap_or_default()
     }
 
-    /// The one-based line of an offset (does not need the text).
+    /// The line index of the parsed text. A stand-in text breaks its lines where the parsed
+    /// one did, so either gives the same lines.
+    pub fn line_index(&self) -> &LineIndex {
+        self.line_index
+            .get_or_init(|| LineIndex::from_source_text(self.text()))
+    }
+
+    /// The one-based line of an offset.
     pub fn line(&self, offset: TextSize) -> usize {
-        self.line_index.line_index(offset).get()
+        self.line_index().line_index(offset).get()
     }
 
     /// One-based line and column (in characters) of an offset.
@@ -93,7 +104,7 @@ impl SourceFile {
         let text = self.text();
         // Offsets come from the parsed text; a stand-in text has its length, but stay safe.
         let offset = offset.min(TextSize::try_from(text.len()).unwrap_or_default());
-        let location = self.line_index.line_column(offset, text);
+        let location = self.line_index().line_column(offset, text);
         (location.line.get(), location.column.get())
     }
 
@@ -101,11 +112,11 @@ impl SourceFile {
         let Some(line) = OneIndexed::new(line) else {
             return "";
         };
-        if line.get() > self.line_index.line_count() {
+        if line.get() > self.line_index().line_count() {
             return "";
         }
         let text = self.text();
-        let range = self.line_index.line_range(line, text);
+        let range = self.line_index().line_range(line, text);
         text.get(range.start().to_usize()..range.end().to_usize())
             .unwrap_or("")
             .trim_end_matches(['\n', '\r'])
@@ -150,6 +161,46 @@ pub fn load(
     )
 }
 
+/// The starts of the lines after the first, as LEB128 differences from the previous start.
+fn encode_line_starts(index: &LineIndex) -> Box<[u8]> {
+    let mut bytes = Vec::with_capacity(index.line_count());
+    let mut previous = 0u32;
+    for start in index.line_starts().iter().skip(1) {
+        let mut delta = start.to_u32().wrapping_sub(previous);
+        previous = start.to_u32();
+        loop {
+            let low = (delta & 0x7f) as u8;
+            delta >>= 7;
+            if delta == 0 {
+                bytes.push(low);
+                break;
+            }
+            bytes.push(low | 0x80);
+        }
+    }
+    bytes.into_boxed_slice()
+}
+
+fn decode_line_starts(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let mut at = 0;
+    let mut start = 0usize;
+    std::iter::from_fn(move || {
+        let mut delta = 0usize;
+        let mut shift = 0;
+        loop {
+            let byte = *bytes.get(at)?;
+            at += 1;
+            delta |= usize::from(byte & 0x7f) << shift;
+            shift += 7;
+            if byte & 0x80 == 0 {
+                break;
+            }
+        }
+        start += delta;
+        Some(start)
+    })
+}
+
 /// A hash of a file's text, to tell whether a file read again is the one that was parsed.
 fn hash_text(text: &str) -> u64 {
     use std::hash::{Hash, Hasher};
@@ -185,7 +236,8 @@ pub fn parse_text(
         return SourceFile {
             path,
             display,
-            line_index,
+            line_starts: encode_line_starts(&line_index),
+            line_index: OnceLock::new(),
             facts: None,
             syntax_errors: vec![(TextRange::empty(at), why)],
             unreadable: None,
@@ -219,7 +271,8 @@ pub fn parse_text(
     SourceFile {
         path,
         display,
-        line_index,
+        line_starts: encode_line_starts(&line_index),
+        line_index: OnceLock::new(),
         facts: Some(facts),
         syntax_errors,
         unreadable: None,
@@ -237,7 +290,8 @@ fn unreadable(path: &Path, display: String, reason: String) -> SourceFile {
         text: OnceLock::from(String::new()),
         parsed_len: 0,
         parsed_hash: hash_text(""),
-        line_index: LineIndex::from_source_text(""),
+        line_starts: Box::default(),
+        line_index: OnceLock::new(),
         facts: None,
         syntax_errors: Vec::new(),
         unreadable: Some(reason),
@@ -376,6 +430,22 @@ pub fn parse_noqa(comment: &str) -> Option<Noqa> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_starts_are_kept_compact_and_read_back_exactly() {
+        let long = "x".repeat(20_000);
+        let text = format!("a = 1\r\nb = 2\rc = 3\n\n{long}\n# é\nend");
+        let index = LineIndex::from_source_text(&text);
+        let bytes = encode_line_starts(&index);
+        let decoded: Vec<usize> = decode_line_starts(&bytes).collect();
+        let expected: Vec<usize> = index.line_starts()[1..]
+            .iter()
+            .map(|s| s.to_usize())
+            .collect();
+        assert_eq!(decoded, expected);
+        // One byte for a short line, three for the 20 000-byte one.
+        assert_eq!(bytes.len(), expected.len() + 2);
+    }
 
     #[test]
     fn excessive_nesting_is_found_outside_strings() {

@@ -46,11 +46,11 @@ fn window(file: &SourceFile, range: TextRange) -> (usize, &str, std::ops::Range<
     let (start_row, _) = file.location(range.start());
     let (end_row, _) = file.location(range.end());
     let end_row = end_row.min(start_row + 6);
-    let line_start = file.line_index.line_start(
+    let line_start = file.line_index().line_start(
         ruff_source_file::OneIndexed::new(start_row).unwrap_or(ruff_source_file::OneIndexed::MIN),
         file.text(),
     );
-    let line_end = file.line_index.line_end(
+    let line_end = file.line_index().line_end(
         ruff_source_file::OneIndexed::new(end_row).unwrap_or(ruff_source_file::OneIndexed::MIN),
         file.text(),
     );
