@@ -986,7 +986,8 @@ impl<'a> Project<'a> {
                     if !function.calls_named(|name| catalog.may_be_task_decorator(name)) {
                         continue;
                     }
-                    for event in &function.peek(|body| {
+                    // The paths of the calls that may apply a task decorator.
+                    let applied = function.peek(|body| {
                         body.events
                             .iter()
                             .filter_map(|event| match &event.kind {
@@ -998,8 +999,8 @@ impl<'a> Project<'a> {
                                 _ => None,
                             })
                             .collect::<Vec<QPath>>()
-                    }) {
-                        let path = event;
+                    });
+                    for path in &applied {
                         let outer = outermost(facts, function);
                         let path = match (
                             path.0.first(),
@@ -1176,43 +1177,40 @@ impl<'a> Project<'a> {
     /// Functions a body hands to RQ (`queue.enqueue(f, ...)`) or django-q (`async_task(f)`).
     fn handed_tasks(&self, body: &FunctionBody, tasks: &mut Vec<Task>) {
         let catalog = self.catalog;
-        {
-            for event in &body.events {
-                let EventKind::Call(call) = &event.kind else {
-                    continue;
+        for event in &body.events {
+            let EventKind::Call(call) = &event.kind else {
+                continue;
+            };
+            let rq = catalog
+                .rq_methods
+                .iter()
+                .any(|m| **m == *call.method.as_str());
+            let django_q = call.path.as_ref().is_some_and(|p| {
+                self.may_name_enqueue_or_app(p) && catalog.is_enqueue_function(&self.canonical(p))
+            });
+            if !(rq || django_q) {
+                continue;
+            }
+            let Some(first) = call.args().first() else {
+                continue;
+            };
+            let target = match (&first.path, first.as_str()) {
+                (Some(path), _) if !path.is_call() => self.canonical(path).into_owned(),
+                (_, Some(dotted)) => QPath::from_dotted(dotted),
+                _ => continue,
+            };
+            if let Some(id) = self.resolve_function(&target, None) {
+                let framework = if rq {
+                    Framework::Rq
+                } else {
+                    Framework::DjangoQ
                 };
-                let rq = catalog
-                    .rq_methods
-                    .iter()
-                    .any(|m| **m == *call.method.as_str());
-                let django_q = call.path.as_ref().is_some_and(|p| {
-                    self.may_name_enqueue_or_app(p)
-                        && catalog.is_enqueue_function(&self.canonical(p))
+                tasks.push(Task {
+                    id,
+                    framework,
+                    options: TaskOptions::default(),
+                    declared_at: self.function(id).map(|f| f.name_range).unwrap_or_default(),
                 });
-                if !(rq || django_q) {
-                    continue;
-                }
-                let Some(first) = call.args().first() else {
-                    continue;
-                };
-                let target = match (&first.path, first.as_str()) {
-                    (Some(path), _) if !path.is_call() => self.canonical(path).into_owned(),
-                    (_, Some(dotted)) => QPath::from_dotted(dotted),
-                    _ => continue,
-                };
-                if let Some(id) = self.resolve_function(&target, None) {
-                    let framework = if rq {
-                        Framework::Rq
-                    } else {
-                        Framework::DjangoQ
-                    };
-                    tasks.push(Task {
-                        id,
-                        framework,
-                        options: TaskOptions::default(),
-                        declared_at: self.function(id).map(|f| f.name_range).unwrap_or_default(),
-                    });
-                }
             }
         }
     }

@@ -153,54 +153,49 @@ fn read_calls<'a>(project: &Project, facts: &'a ModuleFacts) -> Vec<Assigned<'a>
     assigned
 }
 
+/// The settings one function body sets, in order ([`read_calls`]).
 fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assigned<'_>>) {
-    {
-        for event in &body.events {
-            match &event.kind {
-                EventKind::Call(call) => {
-                    let Some(path) = &call.path else { continue };
-                    let conf_update = matches!(call.method.as_str(), "update" | "setdefault");
-                    if !conf_update && !project.may_name_enqueue_or_app(path) {
-                        continue;
+    for event in &body.events {
+        match &event.kind {
+            EventKind::Call(call) => {
+                let Some(path) = &call.path else { continue };
+                let conf_update = matches!(call.method.as_str(), "update" | "setdefault");
+                if !conf_update && !project.may_name_enqueue_or_app(path) {
+                    continue;
+                }
+                let canonical = project.canonical(path);
+                if conf_update && is_conf(&canonical, 1) {
+                    for (key, value) in call.keywords() {
+                        assigned.push((key.as_str(), known(project, value), value.range));
                     }
-                    let canonical = project.canonical(path);
-                    if conf_update && is_conf(&canonical, 1) {
-                        for (key, value) in call.keywords() {
-                            assigned.push((key.as_str(), known(project, value), value.range));
-                        }
-                        if let Some(items) = call.args().first().and_then(Value::dict) {
-                            for (key, value) in items {
-                                if let Some(key) = key {
-                                    assigned.push((
-                                        key.as_str(),
-                                        known(project, value),
-                                        value.range,
-                                    ));
-                                }
-                            }
-                        }
-                    } else if is_celery_app(&canonical) {
-                        for (key, value) in call.keywords() {
-                            if matches!(&**key, "broker" | "broker_url") {
-                                assigned.push(("broker_url", known(project, value), value.range));
+                    if let Some(items) = call.args().first().and_then(Value::dict) {
+                        for (key, value) in items {
+                            if let Some(key) = key {
+                                assigned.push((key.as_str(), known(project, value), value.range));
                             }
                         }
                     }
-                }
-                EventKind::AttrAssign(assign) => {
-                    let Some(object) = &assign.object else {
-                        continue;
-                    };
-                    if is_conf(&project.canonical(object), 0) {
-                        assigned.push((
-                            assign.attr.as_str(),
-                            known(project, &assign.value),
-                            assign.value.range,
-                        ));
+                } else if is_celery_app(&canonical) {
+                    for (key, value) in call.keywords() {
+                        if matches!(&**key, "broker" | "broker_url") {
+                            assigned.push(("broker_url", known(project, value), value.range));
+                        }
                     }
                 }
-                EventKind::Guard(_) => {}
             }
+            EventKind::AttrAssign(assign) => {
+                let Some(object) = &assign.object else {
+                    continue;
+                };
+                if is_conf(&project.canonical(object), 0) {
+                    assigned.push((
+                        assign.attr.as_str(),
+                        known(project, &assign.value),
+                        assign.value.range,
+                    ));
+                }
+            }
+            EventKind::Guard(_) => {}
         }
     }
 }
