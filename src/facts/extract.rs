@@ -1301,10 +1301,17 @@ impl<'e, 'c> Walker<'e, 'c> {
     }
 
     fn name(&mut self, id: &str) -> Value {
+        let sym = Sym::new(id);
+        let bare = || {
+            Some(QPath(vec![Seg {
+                name: sym,
+                call: Call::No,
+            }]))
+        };
         let mut value = if let Some(local) = self.lookup_local(id) {
             let mut local = local;
             if local.path.is_none() {
-                local.path = Some(QPath(vec![Seg::name(id)]));
+                local.path = bare();
             }
             local
         } else if self.self_name.as_deref() == Some(id) {
@@ -1331,11 +1338,11 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         } else {
             Value {
-                path: Some(QPath(vec![Seg::name(id)])),
+                path: bare(),
                 ..Value::default()
             }
         };
-        value.name = Some(Sym::new(id));
+        value.name = Some(sym);
         value
     }
 
@@ -1594,6 +1601,15 @@ fn literal_only(value: &Value) -> Value {
 
 /// The table of a `DELETE FROM <table>` statement in a string literal, lower-case.
 fn deleted_table(text: &str) -> Option<String> {
+    // Almost no string literal says `delete`: look for it before making a lower-case copy.
+    let head = &text.as_bytes()[..text.len().min(4096)];
+    let says_delete = memchr::memchr2_iter(b'd', b'D', head).any(|at| {
+        head.get(at..at + 6)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"delete"))
+    });
+    if !says_delete {
+        return None;
+    }
     let lower = text.get(..text.len().min(4096))?.to_ascii_lowercase();
     let at = lower.find("delete")?;
     let rest = lower[at + "delete".len()..]
@@ -1727,5 +1743,38 @@ fn resolve_state_guards(events: &mut [Event]) {
                 GuardTest::Precondition
             };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::deleted_table;
+
+    #[test]
+    fn deleted_tables_are_read_from_sql_in_any_case() {
+        assert_eq!(
+            deleted_table("DELETE FROM \"shop_order\" WHERE id = %s").as_deref(),
+            Some("shop_order")
+        );
+        assert_eq!(
+            deleted_table("  delete\n   from public.orders").as_deref(),
+            Some("orders")
+        );
+        assert_eq!(
+            deleted_table("DeLeTe FrOm [audit]").as_deref(),
+            Some("audit")
+        );
+        // A later `delete` is found past a `d` that starts another word.
+        assert_eq!(
+            deleted_table("do this, then DELETE FROM carts").as_deref(),
+            Some("carts")
+        );
+        assert_eq!(deleted_table("Delete the order?"), None);
+        assert_eq!(deleted_table("SELECT * FROM orders"), None);
+        assert_eq!(deleted_table("delet"), None);
+        assert_eq!(deleted_table(""), None);
+        // Only the first 4096 bytes are read.
+        let late = format!("{}DELETE FROM orders", " ".repeat(4096));
+        assert_eq!(deleted_table(&late), None);
     }
 }
