@@ -65,7 +65,8 @@ impl QPath {
 
     /// The dotted names without calls: `a.b().c` → `a.b.c`.
     pub fn dotted(&self) -> String {
-        let mut out = String::new();
+        let len = self.0.iter().map(|seg| seg.name.len() + 1).sum::<usize>();
+        let mut out = String::with_capacity(len.saturating_sub(1));
         for (i, seg) in self.0.iter().enumerate() {
             if i > 0 {
                 out.push('.');

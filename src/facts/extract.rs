@@ -131,11 +131,12 @@ impl Extractor<'_> {
     /// The path of the module's own top-level `name`, remembered.
     fn module_path(&mut self, name: &str) -> QPath {
         if let Some(path) = self.module_paths.get(name) {
-            return path.clone();
+            return with_room(path);
         }
         let path = QPath::from_dotted(&qualify(&self.module, name));
-        self.module_paths.insert(name.to_string(), path.clone());
-        path
+        let copy = with_room(&path);
+        self.module_paths.insert(name.to_string(), path);
+        copy
     }
 
     /// Imports and top-level names, including those under `if`/`try` at module level.
@@ -314,7 +315,13 @@ impl<'e, 'c> Walker<'e, 'c> {
             .decorator_list
             .iter()
             .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"));
-        let mut params = Vec::new();
+        let mut params = Vec::with_capacity(
+            def.parameters.posonlyargs.len()
+                + def.parameters.args.len()
+                + def.parameters.kwonlyargs.len()
+                + usize::from(def.parameters.vararg.is_some())
+                + usize::from(def.parameters.kwarg.is_some()),
+        );
         let all = def
             .parameters
             .posonlyargs
@@ -1303,10 +1310,12 @@ impl<'e, 'c> Walker<'e, 'c> {
     fn name(&mut self, id: &str) -> Value {
         let sym = Sym::new(id);
         let bare = || {
-            Some(QPath(vec![Seg {
+            let mut segs = Vec::with_capacity(1 + PATH_ROOM);
+            segs.push(Seg {
                 name: sym,
                 call: Call::No,
-            }]))
+            });
+            Some(QPath(segs))
         };
         let mut value = if let Some(local) = self.lookup_local(id) {
             let mut local = local;
@@ -1650,11 +1659,23 @@ fn assigns_self_attr(suite: &[Stmt], self_name: &str) -> bool {
 /// and over.
 fn cached_path(cache: &mut HashMap<String, QPath>, dotted: &str) -> QPath {
     if let Some(path) = cache.get(dotted) {
-        return path.clone();
+        return with_room(path);
     }
     let path = QPath::from_dotted(dotted);
-    cache.insert(dotted.to_string(), path.clone());
-    path
+    let copy = with_room(&path);
+    cache.insert(dotted.to_string(), path);
+    copy
+}
+
+/// Segments an attribute chain may add to a path in place: a path built for a name usually
+/// grows by an attribute or two (`self.request.id`, `models.Order.objects`).
+const PATH_ROOM: usize = 3;
+
+/// A copy of `path` with room for [`PATH_ROOM`] more segments.
+fn with_room(path: &QPath) -> QPath {
+    let mut segs = Vec::with_capacity(path.0.len() + PATH_ROOM);
+    segs.extend_from_slice(&path.0);
+    QPath(segs)
 }
 
 fn qualify(module: &str, name: &str) -> String {

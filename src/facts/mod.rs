@@ -231,6 +231,9 @@ impl ModuleFacts {
         }
         self.classes.shrink_to_fit();
         for function in &mut self.functions {
+            for param in &mut function.params {
+                param.annotation.shrink();
+            }
             for decorator in &mut function.decorators {
                 decorator.path.shrink();
                 decorator.args.shrink();
