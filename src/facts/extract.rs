@@ -315,13 +315,13 @@ impl<'e, 'c> Walker<'e, 'c> {
             .decorator_list
             .iter()
             .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"));
-        let mut params = Vec::with_capacity(
-            def.parameters.posonlyargs.len()
-                + def.parameters.args.len()
-                + def.parameters.kwonlyargs.len()
-                + usize::from(def.parameters.vararg.is_some())
-                + usize::from(def.parameters.kwarg.is_some()),
-        );
+        let count = def.parameters.posonlyargs.len()
+            + def.parameters.args.len()
+            + def.parameters.kwonlyargs.len()
+            + usize::from(def.parameters.vararg.is_some())
+            + usize::from(def.parameters.kwarg.is_some());
+        let mut params = Vec::with_capacity(count);
+        self.params.reserve(count);
         let all = def
             .parameters
             .posonlyargs
