@@ -236,7 +236,7 @@ impl Models {
             };
             let Some(path) = &call.path else { continue };
             let is_query = call.method.as_str() == "query";
-            let is_delete = matches!(call.method.as_str(), "delete" | "adelete" | "_raw_delete");
+            let is_delete = is_delete_method(call.method.as_str());
             if !is_query && !is_delete {
                 continue;
             }
@@ -268,8 +268,7 @@ impl Models {
             let Some(facts) = &file.facts else { continue };
             tables.extend(facts.deleted_tables.iter().cloned());
             for function in &facts.functions {
-                let deletes = function
-                    .calls_named(|name| matches!(name, "delete" | "adelete" | "_raw_delete"));
+                let deletes = function.calls_named(is_delete_method);
                 if !deletes {
                     continue;
                 }
@@ -299,6 +298,11 @@ impl Models {
             }
         }
     }
+}
+
+/// Methods that delete rows: `queryset.delete()`, `session.query(Model).delete()`.
+fn is_delete_method(name: &str) -> bool {
+    matches!(name, "delete" | "adelete" | "_raw_delete")
 }
 
 fn orm_of(

@@ -283,6 +283,20 @@ pub fn parse_text(
     }
 }
 
+/// Parses `text` as the module `module` (at `module/path.py`), keeping the text: for tests.
+#[cfg(test)]
+pub(crate) fn parse_module(module: &str, text: &str, catalog: &Catalog) -> SourceFile {
+    parse_text(
+        format!("{}.py", module.replace('.', "/")).into(),
+        module.to_string(),
+        text.to_string(),
+        module,
+        false,
+        catalog,
+        true,
+    )
+}
+
 fn unreadable(path: &Path, display: String, reason: String) -> SourceFile {
     SourceFile {
         path: path.to_path_buf(),
@@ -520,15 +534,7 @@ def f(order, key):
     gateway.charge(order.total)
 ";
         let catalog = Catalog::new(&[], &[]);
-        let file = parse_text(
-            "tasks.py".into(),
-            "tasks.py".into(),
-            code.into(),
-            "tasks",
-            false,
-            &catalog,
-            false,
-        );
+        let file = parse_module("tasks", code, &catalog);
         let facts = file.facts.as_ref().expect("facts");
         let function = facts.functions.iter().find(|f| f.name == "f").expect("f");
         let calls: Vec<&crate::facts::CallSite> = function

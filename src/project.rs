@@ -2136,22 +2136,12 @@ pub fn enclosing_with<'f>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::parse_text;
+    use crate::parse::parse_module;
 
     fn load(modules: &[(&str, &str)], catalog: &Catalog) -> Vec<SourceFile> {
         modules
             .iter()
-            .map(|(module, text)| {
-                parse_text(
-                    format!("{}.py", module.replace('.', "/")).into(),
-                    (*module).to_string(),
-                    (*text).to_string(),
-                    module,
-                    false,
-                    catalog,
-                    true,
-                )
-            })
+            .map(|(module, text)| parse_module(module, text, catalog))
             .collect()
     }
 

@@ -143,7 +143,7 @@ fn read_calls<'a>(project: &Project, facts: &'a ModuleFacts) -> Vec<Assigned<'a>
     for function in &facts.functions {
         let may_set = function.has_attr_assign()
             || function.calls_named(|name| {
-                matches!(name, "update" | "setdefault") || project.may_name_enqueue_or_app_by(name)
+                is_conf_update(name) || project.may_name_enqueue_or_app_by(name)
             });
         if !may_set {
             continue;
@@ -159,7 +159,7 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
         match &event.kind {
             EventKind::Call(call) => {
                 let Some(path) = &call.path else { continue };
-                let conf_update = matches!(call.method.as_str(), "update" | "setdefault");
+                let conf_update = is_conf_update(call.method.as_str());
                 if !conf_update && !project.may_name_enqueue_or_app(path) {
                     continue;
                 }
@@ -199,6 +199,14 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
         }
     }
 }
+
+/// `app.conf.update(...)` and `app.conf.setdefault(...)` set several settings at once.
+fn is_conf_update(method: &str) -> bool {
+    matches!(method, "update" | "setdefault")
+}
+
+/// The app method that loads settings from a module or class.
+const CONFIG_FROM_OBJECT: &str = "config_from_object";
 
 /// `celery.Celery().conf` followed by `extra` more segments.
 fn is_conf(path: &QPath, extra: usize) -> bool {
@@ -244,14 +252,14 @@ impl Sources {
         for file in project.files {
             let Some(facts) = &file.facts else { continue };
             for function in &facts.functions {
-                if !function.calls_named(|name| name == "config_from_object") {
+                if !function.calls_named(|name| name == CONFIG_FROM_OBJECT) {
                     continue;
                 }
                 for event in function.events() {
                     let EventKind::Call(call) = &event.kind else {
                         continue;
                     };
-                    if call.method.as_str() != "config_from_object" {
+                    if call.method.as_str() != CONFIG_FROM_OBJECT {
                         continue;
                     }
                     let Some(first) = call.args().first() else {

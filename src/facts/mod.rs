@@ -800,7 +800,7 @@ pub struct AttrAssign {
 mod tests {
     use super::{EventKind, SmallMap};
     use crate::catalog::Catalog;
-    use crate::parse::parse_text;
+    use crate::parse::parse_module;
 
     #[test]
     fn bodies_are_stored_encoded_and_read_back_whole() {
@@ -820,15 +820,7 @@ def g():
     print(1)
 ";
         let catalog = Catalog::new(&[], &[]);
-        let file = parse_text(
-            "tasks.py".into(),
-            "tasks.py".into(),
-            code.into(),
-            "tasks",
-            false,
-            &catalog,
-            false,
-        );
+        let file = parse_module("tasks", code, &catalog);
         let facts = file.facts.as_ref().expect("facts");
         let f = facts.functions.iter().find(|f| f.name == "f").expect("f");
         let g = facts.functions.iter().find(|f| f.name == "g").expect("g");
