@@ -298,14 +298,6 @@ impl Imports {
     pub fn values(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.0.iter().map(|(_, target)| target.as_str())
     }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 /// A small map kept as a vector in first-insertion order: a class has a handful of attributes
