@@ -2,6 +2,7 @@
 //! declarative models, their fields, what makes them unique, their tables, and which of them
 //! the project ever deletes rows of.
 
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_text_size::TextRange;
@@ -111,35 +112,63 @@ impl Models {
     }
 
     pub fn build(project: &Project) -> Models {
-        let mut models = Models::default();
-        let mut memo: HashMap<String, Option<Orm>> = HashMap::default();
+        // What each class's bases name, worked out in parallel: it is most of the cost.
+        let bases: Vec<Vec<Vec<String>>> = project
+            .files
+            .par_iter()
+            .map(|file| {
+                let Some(facts) = &file.facts else {
+                    return Vec::new();
+                };
+                facts
+                    .classes
+                    .iter()
+                    .map(|class| {
+                        class
+                            .bases
+                            .iter()
+                            .map(|base| project.canonical(base).dotted())
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        // Which classes are models, in file order (a class's answer depends on its bases').
+        let mut memo: HashMap<&str, Option<Orm>> = HashMap::default();
+        let mut found = Vec::new();
         for (fi, file) in project.files.iter().enumerate() {
             let Some(facts) = &file.facts else { continue };
             let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
-            for class in &facts.classes {
-                let Some(orm) = orm_of(project, class, &mut memo, 0) else {
-                    continue;
-                };
-                let model = build_model(project, file_id, &facts.module, class, orm);
-                let index = models.list.len();
-                for (r, reverse) in model.reverse.iter().enumerate() {
-                    models
-                        .by_related_name
-                        .entry(reverse.related_name.clone())
-                        .or_default()
-                        .push((index, r));
+            for (ci, class) in facts.classes.iter().enumerate() {
+                if let Some(orm) = orm_of(project, &bases, (file_id, ci), class, &mut memo, 0) {
+                    found.push((file_id, &facts.module, class, orm));
                 }
-                models.by_qualname.insert(model.qualname.clone(), index);
-                models
-                    .by_name
-                    .entry(model.name.clone())
-                    .or_default()
-                    .push(index);
-                models
-                    .model_methods
-                    .extend(class.methods.keys().map(|m| crate::intern::intern(m)));
-                models.list.push(model);
             }
+        }
+        let built: Vec<Model> = found
+            .par_iter()
+            .map(|&(file, module, class, orm)| build_model(project, file, module, class, orm))
+            .collect();
+        let mut models = Models::default();
+        for (model, &(_, _, class, _)) in built.into_iter().zip(&found) {
+            let index = models.list.len();
+            for (r, reverse) in model.reverse.iter().enumerate() {
+                models
+                    .by_related_name
+                    .entry(reverse.related_name.clone())
+                    .or_default()
+                    .push((index, r));
+            }
+            models.by_qualname.insert(model.qualname.clone(), index);
+            models
+                .by_name
+                .entry(model.name.clone())
+                .or_default()
+                .push(index);
+            models
+                .model_methods
+                .extend(class.methods.keys().map(|m| crate::intern::intern(m)));
+            models.list.push(model);
         }
         models.find_deletions(project);
         models
@@ -228,7 +257,8 @@ impl Models {
 
     /// Models deleted by the calls of one body (`Model.objects.filter(...).delete()`,
     /// `session.query(Model).delete()`).
-    fn deletions_in(&mut self, project: &Project, body: &FunctionBody) {
+    /// The models a function body deletes rows of, added to `deleted`.
+    fn deletions_in(&self, project: &Project, body: &FunctionBody, deleted: &mut Vec<usize>) {
         let mut queried: Vec<usize> = Vec::new();
         for event in &body.events {
             let EventKind::Call(call) = &event.kind else {
@@ -253,11 +283,11 @@ impl Models {
                 continue;
             }
             if let Some(model) = self.model_of_manager_call(project, path) {
-                self.deleted.insert(model);
+                deleted.push(model);
             } else if let Some(model) = first_model {
-                self.deleted.insert(model);
+                deleted.push(model);
             } else if path.contains("query") {
-                self.deleted.extend(queried.iter().copied());
+                deleted.extend(queried.iter().copied());
             }
         }
     }
@@ -267,14 +297,22 @@ impl Models {
         for file in project.files {
             let Some(facts) = &file.facts else { continue };
             tables.extend(facts.deleted_tables.iter().cloned());
-            for function in &facts.functions {
-                let deletes = function.calls_named(is_delete_method);
-                if !deletes {
-                    continue;
-                }
-                function.peek(|body| self.deletions_in(project, body));
-            }
         }
+        let deleted: Vec<usize> = project
+            .files
+            .par_iter()
+            .flat_map_iter(|file| {
+                let mut deleted = Vec::new();
+                let functions = file.facts.as_ref().map_or(&[][..], |f| &f.functions[..]);
+                for function in functions {
+                    if function.calls_named(is_delete_method) {
+                        function.peek(|body| self.deletions_in(project, body, &mut deleted));
+                    }
+                }
+                deleted
+            })
+            .collect();
+        self.deleted.extend(deleted);
         for (i, model) in self.list.iter().enumerate() {
             if tables.contains(&model.table) {
                 self.deleted.insert(i);
@@ -305,35 +343,41 @@ fn is_delete_method(name: &str) -> bool {
     matches!(name, "delete" | "adelete" | "_raw_delete")
 }
 
-fn orm_of(
-    project: &Project,
-    class: &Class,
-    memo: &mut HashMap<String, Option<Orm>>,
+/// The ORM a class is a model of, through its bases (`bases`: what each class's bases name,
+/// by file and class index).
+fn orm_of<'p>(
+    project: &Project<'p>,
+    bases: &[Vec<Vec<String>>],
+    at: (u32, usize),
+    class: &'p Class,
+    memo: &mut HashMap<&'p str, Option<Orm>>,
     depth: u32,
 ) -> Option<Orm> {
     if depth > 12 {
         return None;
     }
-    if let Some(known) = memo.get(&class.qualname) {
+    if let Some(known) = memo.get(class.qualname.as_str()) {
         return *known;
     }
     let spec = &project.catalog.models;
     let mut found = None;
-    for base in &class.bases {
-        let canonical = project.canonical(base);
-        let dotted = canonical.dotted();
-        if spec.django_bases.contains(&dotted) {
+    let named = bases
+        .get(at.0 as usize)
+        .and_then(|classes| classes.get(at.1))
+        .map_or(&[][..], Vec::as_slice);
+    for dotted in named {
+        if spec.django_bases.contains(dotted) {
             found = Some(Orm::Django);
-        } else if spec.sqlalchemy_bases.contains(&dotted) {
+        } else if spec.sqlalchemy_bases.contains(dotted) {
             found = Some(Orm::SqlAlchemy);
-        } else if let Some((_, parent)) = project.class(&dotted) {
-            found = orm_of(project, parent, memo, depth + 1);
+        } else if let Some((at, parent)) = project.class_at(dotted) {
+            found = orm_of(project, bases, at, parent, memo, depth + 1);
         }
         if found.is_some() {
             break;
         }
     }
-    memo.insert(class.qualname.clone(), found);
+    memo.insert(class.qualname.as_str(), found);
     found
 }
 

@@ -231,8 +231,14 @@ impl<'a> Project<'a> {
                 modules.insert(facts.module.as_str(), u32::try_from(i).unwrap_or(u32::MAX));
             }
         }
-        let mut functions = HashMap::default();
-        let mut classes = HashMap::default();
+        let (function_count, class_count) = files
+            .iter()
+            .filter_map(|file| file.facts.as_ref())
+            .fold((0, 0), |(f, c), facts| {
+                (f + facts.functions.len(), c + facts.classes.len())
+            });
+        let mut functions = HashMap::with_capacity_and_hasher(function_count, Default::default());
+        let mut classes = HashMap::with_capacity_and_hasher(class_count, Default::default());
         for (fi, file) in files.iter().enumerate() {
             let Some(facts) = &file.facts else { continue };
             let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
@@ -286,13 +292,26 @@ impl<'a> Project<'a> {
             .filter_map(|name| name.split('.').next())
             .map(Sym::new)
             .collect();
-        project.defined_heads = project
-            .functions
-            .keys()
-            .chain(project.classes.keys())
-            .filter_map(|name| name.split('.').next())
-            .map(Sym::new)
-            .collect();
+        // The same names as the heads of `functions` and `classes` keys, read file by file:
+        // a file's names mostly share one head, interned once.
+        let mut heads = HashSet::default();
+        for facts in files.iter().filter_map(|file| file.facts.as_ref()) {
+            let top_level = facts
+                .functions
+                .iter()
+                .skip(1)
+                .filter(|function| function.parent.is_none())
+                .map(|function| function.qualname.as_str());
+            let names = top_level.chain(facts.classes.iter().map(|class| class.qualname.as_str()));
+            let mut last = None;
+            for head in names.filter_map(|name| name.split('.').next()) {
+                if last != Some(head) {
+                    heads.insert(Sym::new(head));
+                    last = Some(head);
+                }
+            }
+        }
+        project.defined_heads = heads;
         project.enqueue_or_app_names = catalog.enqueue_function_names().map(|names| {
             project.names_reaching(names.chain(std::iter::once(crate::settings::CELERY_APP_CLASS)))
         });
@@ -479,8 +498,14 @@ impl<'a> Project<'a> {
     }
 
     pub fn class(&self, qualname: &str) -> Option<(u32, &'a Class)> {
+        self.class_at(qualname)
+            .map(|((file, _), class)| (file, class))
+    }
+
+    /// A project class by qualified name, with its file and its index there.
+    pub fn class_at(&self, qualname: &str) -> Option<((u32, usize), &'a Class)> {
         let &(file, index) = self.classes.get(qualname)?;
-        Some((file, self.facts(file)?.classes.get(index)?))
+        Some(((file, index), self.facts(file)?.classes.get(index)?))
     }
 
     // ------------------------------------------------------------------ names
