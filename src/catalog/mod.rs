@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use crate::facts::{CallSite, Value};
 use crate::i18n::{Lang, tr};
-use crate::path::{Pattern, QPath};
+use crate::path::{Pattern, QPath, Sym};
 
 const BUILTIN: &str = include_str!("catalog.toml");
 
@@ -241,7 +241,8 @@ pub struct Sink {
 /// A set of patterns indexed by their literal last segment.
 #[derive(Debug)]
 pub struct PatternSet<T> {
-    by_last: HashMap<String, Vec<(Pattern, T)>>,
+    /// Keyed by the interned name, so that a lookup hashes a number, not the text.
+    by_last: HashMap<Sym, Vec<(Pattern, T)>>,
     other: Vec<(Pattern, T)>,
 }
 
@@ -260,7 +261,7 @@ impl<T: Copy> PatternSet<T> {
         match pattern.last_literal() {
             Some(last) => self
                 .by_last
-                .entry(last.to_string())
+                .entry(Sym::new(last))
                 .or_default()
                 .push((pattern, value)),
             None => self.other.push((pattern, value)),
@@ -268,9 +269,9 @@ impl<T: Copy> PatternSet<T> {
     }
 
     pub fn find(&self, path: &QPath) -> Option<T> {
-        let last = path.last_name()?;
+        let last = path.0.last()?.name;
         self.by_last
-            .get(last)
+            .get(&last)
             .into_iter()
             .flatten()
             .chain(&self.other)
@@ -282,12 +283,12 @@ impl<T: Copy> PatternSet<T> {
     pub fn last_names(&self) -> Option<impl Iterator<Item = &str>> {
         self.other
             .is_empty()
-            .then(|| self.by_last.keys().map(String::as_str))
+            .then(|| self.by_last.keys().map(|name| name.as_str()))
     }
 
     /// Whether some pattern could match a path ending in `last`: a cheap test before `find`.
     pub fn may_match(&self, last: &str) -> bool {
-        !self.other.is_empty() || self.by_last.contains_key(last)
+        !self.other.is_empty() || self.by_last.contains_key(&Sym::new(last))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -1038,7 +1039,7 @@ impl Catalog {
         &self,
         filter: ArgumentFilter,
         args: &mut Vec<Value>,
-        keywords: &mut Vec<(crate::path::Sym, Value)>,
+        keywords: &mut Vec<(Sym, Value)>,
     ) {
         if filter == ArgumentFilter::NamedKeywords {
             *args = Vec::new();
@@ -1132,7 +1133,12 @@ impl Catalog {
     }
 
     pub fn metadata(&self, path: &QPath) -> Option<&Metadata> {
-        self.metadata_patterns.find(path).map(|i| &self.metadata[i])
+        self.metadata_index(path).map(|i| &self.metadata[i])
+    }
+
+    /// The position in [`Catalog::metadata`] of the delivery metadata a path reads.
+    pub fn metadata_index(&self, path: &QPath) -> Option<usize> {
+        self.metadata_patterns.find(path)
     }
 
     /// Whether a call of this name could be a task decorator (before resolving its path).
@@ -1199,9 +1205,9 @@ fn pattern_set(patterns: &[String]) -> PatternSet<()> {
 impl PatternSet<usize> {
     /// Like `find`, preferring the highest value (the last inserted: user sinks).
     fn find_last_inserted(&self, path: &QPath) -> Option<usize> {
-        let last = path.last_name()?;
+        let last = path.0.last()?.name;
         self.by_last
-            .get(last)
+            .get(&last)
             .into_iter()
             .flatten()
             .chain(&self.other)

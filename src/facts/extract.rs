@@ -18,7 +18,6 @@ use super::{
     Value,
 };
 use crate::catalog::Catalog;
-use crate::intern::intern;
 use crate::path::{Call, QPath, Seg, Sym};
 
 /// Taint lists are capped: a key depends on a handful of sources, not hundreds.
@@ -110,11 +109,12 @@ struct Extractor<'c> {
     catalog: &'c Catalog,
     module: String,
     is_package: bool,
-    imports: HashMap<String, String>,
+    /// Bound name → what it imports, keyed by the interned name like the other name maps.
+    imports: HashMap<Sym, String>,
     star_imports: Vec<String>,
     module_vars: HashMap<String, Value>,
     /// Names bound at module level (functions, classes, assignments).
-    top_level: HashSet<String>,
+    top_level: HashSet<Sym>,
     classes: Vec<Class>,
     /// Per class (by index), `self.x = ...` assignments in any method: types `self.x` while
     /// the module is read, and is dropped with the extractor.
@@ -124,18 +124,18 @@ struct Extractor<'c> {
     /// Paths of imported names by their dotted target, built once per module.
     dotted_paths: HashMap<String, QPath>,
     /// Paths of the module's own top-level names (`module.name`), built once per module.
-    module_paths: HashMap<String, QPath>,
+    module_paths: HashMap<Sym, QPath>,
 }
 
 impl Extractor<'_> {
     /// The path of the module's own top-level `name`, remembered.
-    fn module_path(&mut self, name: &str) -> QPath {
-        if let Some(path) = self.module_paths.get(name) {
+    fn module_path(&mut self, name: Sym) -> QPath {
+        if let Some(path) = self.module_paths.get(&name) {
             return with_room(path);
         }
-        let path = QPath::from_dotted(&qualify(&self.module, name));
+        let path = QPath::from_dotted(&qualify(&self.module, name.as_str()));
         let copy = with_room(&path);
-        self.module_paths.insert(name.to_string(), path);
+        self.module_paths.insert(name, path);
         copy
     }
 
@@ -149,10 +149,10 @@ impl Extractor<'_> {
                         match &alias.asname {
                             Some(asname) => self
                                 .imports
-                                .insert(asname.as_str().to_string(), name.to_string()),
+                                .insert(Sym::new(asname.as_str()), name.to_string()),
                             None => {
                                 let head = name.split('.').next().unwrap_or(name);
-                                self.imports.insert(head.to_string(), head.to_string())
+                                self.imports.insert(Sym::new(head), head.to_string())
                             }
                         };
                     }
@@ -176,25 +176,25 @@ impl Extractor<'_> {
                         } else {
                             format!("{base}.{name}")
                         };
-                        self.imports.insert(bound.to_string(), target);
+                        self.imports.insert(Sym::new(bound), target);
                     }
                 }
                 Stmt::FunctionDef(def) => {
-                    self.top_level.insert(def.name.as_str().to_string());
+                    self.top_level.insert(Sym::new(def.name.as_str()));
                 }
                 Stmt::ClassDef(def) => {
-                    self.top_level.insert(def.name.as_str().to_string());
+                    self.top_level.insert(Sym::new(def.name.as_str()));
                 }
                 Stmt::Assign(assign) => {
                     for target in &assign.targets {
                         if let Expr::Name(name) = target {
-                            self.top_level.insert(name.id.as_str().to_string());
+                            self.top_level.insert(Sym::new(name.id.as_str()));
                         }
                     }
                 }
                 Stmt::AnnAssign(assign) => {
                     if let Expr::Name(name) = &*assign.target {
-                        self.top_level.insert(name.id.as_str().to_string());
+                        self.top_level.insert(Sym::new(name.id.as_str()));
                     }
                 }
                 Stmt::If(stmt_if) => {
@@ -241,8 +241,10 @@ struct Walker<'e, 'c> {
     func: usize,
     class: Option<usize>,
     is_module: bool,
-    locals: HashMap<String, Value>,
-    params: HashMap<String, Value>,
+    /// Local and parameter bindings by interned name: a name is interned once when read and
+    /// then hashed as a number.
+    locals: HashMap<Sym, Value>,
+    params: HashMap<Sym, Value>,
     self_name: Option<String>,
     order: u32,
     next_if: u32,
@@ -346,9 +348,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
                 value.path = Some(instance);
             }
-            self.params.insert(name.clone(), value);
+            let sym = Sym::new(&name);
+            self.params.insert(sym, value);
             params.push(Param {
-                name: intern(&name),
+                name: sym.as_str(),
                 annotation,
             });
         }
@@ -357,9 +360,10 @@ impl<'e, 'c> Walker<'e, 'c> {
             .flatten()
         {
             let name = extra.name.as_str().to_string();
-            self.params.insert(name.clone(), Value::default());
+            let sym = Sym::new(&name);
+            self.params.insert(sym, Value::default());
             params.push(Param {
-                name: intern(&name),
+                name: sym.as_str(),
                 annotation: None,
             });
         }
@@ -922,17 +926,22 @@ impl<'e, 'c> Walker<'e, 'c> {
         if self.is_module {
             self.ex.module_vars.insert(name.to_string(), value);
         } else {
-            self.locals.insert(name.to_string(), value);
+            self.locals.insert(Sym::new(name), value);
         }
     }
 
     fn lookup_local(&self, name: &str) -> Option<Value> {
+        self.lookup_local_sym(name, Sym::new(name))
+    }
+
+    /// [`Walker::lookup_local`] with the name already interned.
+    fn lookup_local_sym(&self, name: &str, sym: Sym) -> Option<Value> {
         if self.is_module {
             self.ex.module_vars.get(name).cloned()
         } else {
             self.locals
-                .get(name)
-                .or_else(|| self.params.get(name))
+                .get(&sym)
+                .or_else(|| self.params.get(&sym))
                 .cloned()
         }
     }
@@ -1317,7 +1326,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             });
             Some(QPath(segs))
         };
-        let mut value = if let Some(local) = self.lookup_local(id) {
+        let mut value = if let Some(local) = self.lookup_local_sym(id, sym) {
             let mut local = local;
             if local.path.is_none() {
                 local.path = bare();
@@ -1332,15 +1341,15 @@ impl<'e, 'c> Walker<'e, 'c> {
             let mut var = var.clone();
             var.taint.retain(|t| !matches!(t, Taint::Call { .. }));
             if var.path.is_none() {
-                var.path = Some(self.ex.module_path(id));
+                var.path = Some(self.ex.module_path(sym));
             }
             var
-        } else if self.ex.top_level.contains(id) {
+        } else if self.ex.top_level.contains(&sym) {
             Value {
-                path: Some(self.ex.module_path(id)),
+                path: Some(self.ex.module_path(sym)),
                 ..Value::default()
             }
-        } else if let Some(target) = self.ex.imports.get(id) {
+        } else if let Some(target) = self.ex.imports.get(&sym) {
             Value {
                 path: Some(cached_path(&mut self.ex.dotted_paths, target)),
                 ..Value::default()
@@ -1378,12 +1387,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         // A string's methods keep the string's taint but are not a path anyone resolves.
         if let Some(mut path) = base.path {
             path.0.push(Seg::name(attr.attr.as_str()));
-            if let Some(index) = self
-                .ex
-                .catalog
-                .metadata(&path)
-                .map(|_| self.metadata_index(&path))
-            {
+            if let Some(index) = self.ex.catalog.metadata_index(&path) {
                 value.taint.push(Taint::Meta {
                     range: attr.range,
                     index: u32::try_from(index).unwrap_or(u32::MAX),
@@ -1392,17 +1396,6 @@ impl<'e, 'c> Walker<'e, 'c> {
             value.path = Some(path);
         }
         value
-    }
-
-    fn metadata_index(&self, path: &QPath) -> usize {
-        // `Catalog::metadata` found it; the index is its position in the catalog.
-        let found = self.ex.catalog.metadata(path);
-        self.ex
-            .catalog
-            .metadata
-            .iter()
-            .position(|m| found.is_some_and(|f| std::ptr::eq(m, f)))
-            .unwrap_or(0)
     }
 
     fn call(&mut self, call: &ast::ExprCall, block: u32) -> Value {
@@ -1435,13 +1428,21 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
 
+        let (method, receiver) = match &*call.func {
+            Expr::Attribute(attr) => (
+                Sym::new(attr.attr.as_str()),
+                receiver_name(&attr.value).map(Sym::new),
+            ),
+            Expr::Name(name) => (Sym::new(name.id.as_str()), None),
+            _ => (Sym::new(""), None),
+        };
         // Builtins and pure methods: no event, no helper to follow.
         let pure = match &*call.func {
             Expr::Name(name) => {
                 let id = name.id.as_str();
-                !self.locals.contains_key(id)
-                    && !self.ex.top_level.contains(id)
-                    && !self.ex.imports.contains_key(id)
+                !self.locals.contains_key(&method)
+                    && !self.ex.top_level.contains(&method)
+                    && !self.ex.imports.contains_key(&method)
                     && self.ex.catalog.is_pure_call(Some(id), id)
             }
             Expr::Attribute(attr) => {
@@ -1496,8 +1497,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 value.taint.push(Taint::Nondet {
                     range: call.range(),
                 });
-            } else if catalog.metadata(path).is_some() {
-                let index = self.metadata_index(path);
+            } else if let Some(index) = catalog.metadata_index(path) {
                 value.taint.push(Taint::Meta {
                     range: call.range(),
                     index: u32::try_from(index).unwrap_or(u32::MAX),
@@ -1508,8 +1508,8 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .iter()
                     .all(|seg| seg.call == Call::No)
                 && (path.0.len() > 1
-                    || self.ex.top_level.contains(path.0[0].name.as_str())
-                    || self.locals.contains_key(path.0[0].name.as_str()))
+                    || self.ex.top_level.contains(&path.0[0].name)
+                    || self.locals.contains_key(&path.0[0].name))
             {
                 // This call's event comes next: its index is the number of events so far.
                 value.taint.push(Taint::Call {
@@ -1536,14 +1536,6 @@ impl<'e, 'c> Walker<'e, 'c> {
             value.path = Some(bound);
         }
 
-        let (method, receiver) = match &*call.func {
-            Expr::Attribute(attr) => (
-                Sym::new(attr.attr.as_str()),
-                receiver_name(&attr.value).map(Sym::new),
-            ),
-            Expr::Name(name) => (Sym::new(name.id.as_str()), None),
-            _ => (Sym::new(""), None),
-        };
         let receiver_var = match &*call.func {
             Expr::Attribute(attr) => root_name(&attr.value).map(Sym::new),
             _ => None,
@@ -1553,9 +1545,8 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
         let dynamic = match &*call.func {
             Expr::Subscript(_) | Expr::Call(_) | Expr::Lambda(_) => true,
-            Expr::Name(name) => {
-                self.params.contains_key(name.id.as_str())
-                    && !self.locals.contains_key(name.id.as_str())
+            Expr::Name(_) => {
+                self.params.contains_key(&method) && !self.locals.contains_key(&method)
             }
             _ => false,
         };

@@ -267,10 +267,10 @@ pub struct ModuleFacts {
 pub struct Imports(Box<[(Sym, Sym)]>);
 
 impl Imports {
-    pub(crate) fn new(map: HashMap<String, String>) -> Imports {
+    pub(crate) fn new(map: HashMap<Sym, String>) -> Imports {
         let mut entries: Vec<(Sym, Sym)> = map
             .iter()
-            .map(|(local, target)| (Sym::new(local), Sym::new(target)))
+            .map(|(local, target)| (*local, Sym::new(target)))
             .collect();
         entries.sort_unstable_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
         Imports(entries.into_boxed_slice())
