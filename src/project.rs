@@ -292,8 +292,9 @@ impl<'a> Project<'a> {
             .filter_map(|name| name.split('.').next())
             .map(Sym::new)
             .collect();
-        // The same names as the heads of `functions` and `classes` keys, read file by file:
-        // a file's names mostly share one head, interned once.
+        // The first names of the `functions` and `classes` keys. Every top-level function, class
+        // and method of a module is named `module.…`, so the head of a module that defines any
+        // is the head of its name; only a module without a name has others.
         let mut heads = HashSet::default();
         for facts in files.iter().filter_map(|file| file.facts.as_ref()) {
             let top_level = facts
@@ -302,13 +303,16 @@ impl<'a> Project<'a> {
                 .skip(1)
                 .filter(|function| function.parent.is_none())
                 .map(|function| function.qualname.as_str());
-            let names = top_level.chain(facts.classes.iter().map(|class| class.qualname.as_str()));
-            let mut last = None;
-            for head in names.filter_map(|name| name.split('.').next()) {
-                if last != Some(head) {
-                    heads.insert(Sym::new(head));
-                    last = Some(head);
-                }
+            let mut names =
+                top_level.chain(facts.classes.iter().map(|class| class.qualname.as_str()));
+            if facts.module.is_empty() {
+                heads.extend(
+                    names
+                        .filter_map(|name| name.split('.').next())
+                        .map(Sym::new),
+                );
+            } else if names.next().is_some() {
+                heads.insert(Sym::new(facts.module.split('.').next().unwrap_or_default()));
             }
         }
         project.defined_heads = heads;
@@ -2200,6 +2204,28 @@ mod tests {
         assert!(may("celery.Celery"));
         assert!(!may("shop.helpers.other"));
         assert!(!may("requests.post"));
+    }
+
+    #[test]
+    fn defined_heads_are_the_first_names_of_modules_that_define_something() {
+        let catalog = Catalog::new(&[], &[]);
+        let files = load(
+            &[
+                (
+                    "shop.billing",
+                    "class Invoice:\n    def pay(self):\n        pass\n",
+                ),
+                ("crm.jobs", "def sync():\n    pass\n"),
+                ("ops.constants", "LIMIT = 3\n"),
+                ("", "def top():\n    pass\n"),
+            ],
+            &catalog,
+        );
+        let names = vec![None; files.len()];
+        let project = Project::new(&files, &catalog, true, &names);
+        let mut heads: Vec<&str> = project.defined_heads.iter().map(|h| h.as_str()).collect();
+        heads.sort_unstable();
+        assert_eq!(heads, ["crm", "shop", "top"]);
     }
 
     #[test]
