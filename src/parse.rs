@@ -413,8 +413,13 @@ fn skip_string(bytes: &[u8], start: usize) -> usize {
 
 /// `# noqa`, `# noqa: TW101, TW102` (also after other text in the comment, as ruff accepts).
 pub fn parse_noqa(comment: &str) -> Option<Noqa> {
-    let lower = comment.to_ascii_lowercase();
-    let start = lower.find("noqa")?;
+    // Found without a lower-case copy of every comment: almost none says `noqa`.
+    let bytes = comment.as_bytes();
+    let start = memchr::memchr2_iter(b'n', b'N', bytes).find(|&at| {
+        bytes
+            .get(at..at + 4)
+            .is_some_and(|word| word.eq_ignore_ascii_case(b"noqa"))
+    })?;
     // `noqa` must start the comment or follow `#`-separated text: `# type: ignore # noqa`.
     let before = comment[..start].trim_end();
     if !before.ends_with('#') {
