@@ -6,6 +6,7 @@
 //! nondeterministic sources and delivery metadata they derive from.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use thin_vec::ThinVec;
 
 use ruff_python_ast::{
     self as ast, BoolOp, CmpOp, Expr, InterpolatedStringElement, Number, Operator, Stmt, UnaryOp,
@@ -1171,7 +1172,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             Expr::Dict(dict) => {
                 let mut items = Vec::new();
-                let mut taint = Vec::new();
+                let mut taint = ThinVec::new();
                 for item in &dict.items {
                     let value = self.expr(&item.value, block);
                     merge_taint(&mut taint, &value.taint);
@@ -1199,7 +1200,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             | Expr::Tuple(ast::ExprTuple { elts, .. })
             | Expr::Set(ast::ExprSet { elts, .. }) => {
                 let mut items: Vec<Value> = elts.iter().map(|e| self.expr(e, block)).collect();
-                let mut taint = Vec::new();
+                let mut taint = ThinVec::new();
                 for item in &items {
                     merge_taint(&mut taint, &item.taint);
                 }
@@ -1709,7 +1710,7 @@ fn receiver_name(expr: &Expr) -> Option<&str> {
     }
 }
 
-fn merge_taint(into: &mut Vec<Taint>, from: &[Taint]) {
+fn merge_taint(into: &mut ThinVec<Taint>, from: &[Taint]) {
     for taint in from {
         if into.len() >= MAX_TAINT {
             return;

@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
+use thin_vec::ThinVec;
 
 use ruff_text_size::TextRange;
 
@@ -29,7 +30,7 @@ pub struct Value {
     /// The local name the value was read from, when it was a plain name.
     pub name: Option<Sym>,
     /// Nondeterministic sources, delivery metadata, helper results and parameters it derives from.
-    pub taint: Vec<Taint>,
+    pub taint: ThinVec<Taint>,
     pub flags: u8,
     /// For a call: its first positional argument (`func(book_pickup, ...)`).
     pub first_arg: Option<Box<Value>>,
