@@ -314,10 +314,7 @@ impl<'e, 'c> Walker<'e, 'c> {
     }
 
     fn params(&mut self, def: &ast::StmtFunctionDef) {
-        let is_static = def
-            .decorator_list
-            .iter()
-            .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"));
+        let is_static = is_static_method(def);
         let count = def.parameters.posonlyargs.len()
             + def.parameters.args.len()
             + def.parameters.kwonlyargs.len()
@@ -806,18 +803,18 @@ impl<'e, 'c> Walker<'e, 'c> {
             })
             .collect();
         for (fn_index, method) in methods {
+            // Most methods assign no attribute of `self`: nothing to evaluate ahead for them.
+            let Some(self_name) = self_parameter(method) else {
+                continue;
+            };
+            if !assigns_self_attr(&method.body, self_name) {
+                continue;
+            }
             let mut walker = Walker::new(self.ex, fn_index, Some(index), false);
             walker.emit = false;
             walker.params(method);
-            let Some(self_name) = walker.self_name.clone() else {
-                continue;
-            };
-            // Most methods assign no attribute of `self`: nothing to evaluate ahead for them.
-            if !assigns_self_attr(&method.body, &self_name) {
-                continue;
-            }
             let mut found = Vec::new();
-            walker.collect_self_attrs(&method.body, &self_name, &mut found);
+            walker.collect_self_attrs(&method.body, self_name, &mut found);
             for (name, value) in found {
                 let attrs = self.ex.self_attrs.entry(index).or_default();
                 // The first assignment with a known type wins (`__init__` comes first).
@@ -1624,6 +1621,29 @@ fn deleted_table(text: &str) -> Option<String> {
         .collect();
     let table = table.rsplit('.').next().unwrap_or_default().to_string();
     (!table.is_empty()).then_some(table)
+}
+
+/// Whether a method is decorated `@staticmethod`: it has no `self`.
+fn is_static_method(def: &ast::StmtFunctionDef) -> bool {
+    def.decorator_list
+        .iter()
+        .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"))
+}
+
+/// The name a method calls its instance by: its first parameter, unless it is static
+/// (as [`Walker::params`] reads it for a method).
+fn self_parameter(def: &ast::StmtFunctionDef) -> Option<&str> {
+    if is_static_method(def) {
+        return None;
+    }
+    let parameters = &def.parameters;
+    parameters
+        .posonlyargs
+        .iter()
+        .chain(&parameters.args)
+        .chain(&parameters.kwonlyargs)
+        .next()
+        .map(|param| param.parameter.name.as_str())
 }
 
 /// Whether a method body assigns `self.x` where [`Walker::collect_self_attrs`] looks (the body
