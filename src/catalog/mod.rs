@@ -369,11 +369,11 @@ pub struct Catalog {
     /// Every identifier the catalog (with the user's additions) mentions, and the methods the
     /// rules read arguments of. Only calls and keywords named here keep their argument values
     /// in the facts; see [`Catalog::argument_filter`].
-    argument_names: rustc_hash::FxHashSet<&'static str>,
+    argument_names: rustc_hash::FxHashSet<Sym>,
     /// A sink pattern ends in a wildcard: any call may be one, so every call keeps its arguments.
     every_argument: bool,
     /// The literal segments of sink patterns that end in a wildcard.
-    wildcard_names: rustc_hash::FxHashSet<&'static str>,
+    wildcard_names: rustc_hash::FxHashSet<Sym>,
 }
 
 /// What a call keeps of its arguments in the facts.
@@ -917,8 +917,7 @@ impl Catalog {
         let mut wildcard_names = rustc_hash::FxHashSet::default();
         let mut every_argument = false;
         for (pattern, _) in &effects.other {
-            let literal: Vec<&'static str> =
-                pattern.literal_names().map(crate::intern::intern).collect();
+            let literal: Vec<Sym> = pattern.literal_names().map(Sym::new).collect();
             every_argument |= literal.is_empty();
             wildcard_names.extend(literal);
         }
@@ -992,7 +991,7 @@ impl Catalog {
                 }))
                 .chain(task_decorators.iter().flat_map(|d| identifiers(d)))
                 .chain(raw.arguments.read_by_rules.iter().map(String::as_str))
-                .map(crate::intern::intern)
+                .map(Sym::new)
                 .collect(),
         }
     }
@@ -1012,10 +1011,10 @@ impl Catalog {
             call.path.as_ref().is_some_and(|path| {
                 path.segs()
                     .iter()
-                    .any(|seg| self.wildcard_names.contains(seg.name.as_str()))
+                    .any(|seg| self.wildcard_names.contains(&seg.name))
             })
         };
-        if self.argument_names.contains(call.method.as_str()) || in_wildcard_sink() {
+        if self.argument_names.contains(&call.method) || in_wildcard_sink() {
             ArgumentFilter::All
         } else {
             self.class_call_filter(call.path.as_ref())
@@ -1025,8 +1024,8 @@ impl Catalog {
     /// [`Catalog::argument_filter`] for a call in a class body (a model field, a constraint),
     /// which has no call site: by the last name of its path.
     pub fn class_call_filter(&self, path: Option<&QPath>) -> ArgumentFilter {
-        let named = |name: &str| self.argument_names.contains(name);
-        if self.every_argument || path.and_then(QPath::last_name).is_some_and(named) {
+        let named = |seg: &crate::path::Seg| self.argument_names.contains(&seg.name);
+        if self.every_argument || path.and_then(|path| path.0.last()).is_some_and(named) {
             ArgumentFilter::All
         } else {
             ArgumentFilter::NamedKeywords
@@ -1043,13 +1042,13 @@ impl Catalog {
     ) {
         if filter == ArgumentFilter::NamedKeywords {
             *args = Vec::new();
-            keywords.retain(|(name, _)| self.keeps_keyword(name));
+            keywords.retain(|(name, _)| self.keeps_keyword(*name));
         }
     }
 
     /// Whether a keyword keeps its value on a call filtered by [`ArgumentFilter::NamedKeywords`].
-    fn keeps_keyword(&self, keyword: &str) -> bool {
-        self.argument_names.contains(keyword) || self.heuristics.is_key_keyword(keyword)
+    fn keeps_keyword(&self, keyword: Sym) -> bool {
+        self.argument_names.contains(&keyword) || self.heuristics.is_key_keyword(&keyword)
     }
 
     /// The sink a resolved call path names. User sinks win over built-in ones.
