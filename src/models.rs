@@ -305,7 +305,7 @@ impl Models {
                 let mut deleted = Vec::new();
                 let functions = file.facts.as_ref().map_or(&[][..], |f| &f.functions[..]);
                 for function in functions {
-                    if function.calls_named(is_delete_method) {
+                    if function.calls_named(|name| is_delete_method(&name)) {
                         function.peek(|body| self.deletions_in(project, body, &mut deleted));
                     }
                 }

@@ -189,7 +189,7 @@ pub struct Project<'a> {
     transaction_functions: Vec<FuncId>,
     /// The names under which a call may reach an enqueue function of the catalog or Celery's
     /// app class ([`Project::may_name_enqueue_or_app`]); `None` when that cannot be told.
-    enqueue_or_app_names: Option<HashSet<&'a str>>,
+    enqueue_or_app_names: Option<HashSet<Sym>>,
     pub models: Models,
     pub settings: CelerySettings,
     /// Module variables whose type only run time knows, typed by the API called on them
@@ -317,7 +317,11 @@ impl<'a> Project<'a> {
         }
         project.defined_heads = heads;
         project.enqueue_or_app_names = catalog.enqueue_function_names().map(|names| {
-            project.names_reaching(names.chain(std::iter::once(crate::settings::CELERY_APP_CLASS)))
+            project
+                .names_reaching(names.chain(std::iter::once(crate::settings::CELERY_APP_CLASS)))
+                .into_iter()
+                .map(Sym::new)
+                .collect()
         });
         timer.lap("  names");
         project.inferred_types = project.infer_types();
@@ -585,16 +589,16 @@ impl<'a> Project<'a> {
     /// Whether a call's path may canonically name one of the catalog's enqueue functions or
     /// Celery's app class: a cheap test before [`Project::canonical`] on every call.
     pub fn may_name_enqueue_or_app(&self, path: &QPath) -> bool {
-        match path.last_name() {
-            Some(last) => self.may_name_enqueue_or_app_by(last),
+        match path.0.last() {
+            Some(last) => self.may_name_enqueue_or_app_by(last.name),
             None => self.enqueue_or_app_names.is_none(),
         }
     }
 
     /// The same test on the last name of a path.
-    pub fn may_name_enqueue_or_app_by(&self, last: &str) -> bool {
+    pub fn may_name_enqueue_or_app_by(&self, last: Sym) -> bool {
         match &self.enqueue_or_app_names {
-            Some(names) => names.contains(last),
+            Some(names) => names.contains(&last),
             None => true,
         }
     }
@@ -970,7 +974,7 @@ impl<'a> Project<'a> {
             let Some(body) = facts.functions.first() else {
                 continue;
             };
-            if !body.calls_named(|name| self.catalog.type_by_api(name).is_some()) {
+            if !body.calls_named(|name| self.catalog.is_api_method(name)) {
                 continue;
             }
             body.peek(|body| {
@@ -1021,7 +1025,7 @@ impl<'a> Project<'a> {
                             .iter()
                             .filter_map(|event| match &event.kind {
                                 EventKind::Call(call)
-                                    if catalog.may_be_task_decorator(call.method.as_str()) =>
+                                    if catalog.may_be_task_decorator(call.method) =>
                                 {
                                     call.path.clone()
                                 }
@@ -1074,9 +1078,12 @@ impl<'a> Project<'a> {
                             continue;
                         };
                         let canonical = self.canonical(path);
-                        let framework = catalog
-                            .task_decorator(&canonical)
-                            .or_else(|| wrappers.get(&canonical.dotted()).copied());
+                        let framework = catalog.task_decorator(&canonical).or_else(|| {
+                            // Most projects wrap no task decorator: no name to spell out.
+                            (!wrappers.is_empty())
+                                .then(|| wrappers.get(&canonical.dotted()).copied())
+                                .flatten()
+                        });
                         if let Some(framework) = framework {
                             let mut options = TaskOptions::default();
                             for (k, v) in &decorator.keywords {

@@ -143,7 +143,7 @@ fn read_calls<'a>(project: &Project, facts: &'a ModuleFacts) -> Vec<Assigned<'a>
     for function in &facts.functions {
         let may_set = function.has_attr_assign()
             || function.calls_named(|name| {
-                is_conf_update(name) || project.may_name_enqueue_or_app_by(name)
+                is_conf_update(&name) || project.may_name_enqueue_or_app_by(name)
             });
         if !may_set {
             continue;

@@ -287,8 +287,8 @@ impl<T: Copy> PatternSet<T> {
     }
 
     /// Whether some pattern could match a path ending in `last`: a cheap test before `find`.
-    pub fn may_match(&self, last: &str) -> bool {
-        !self.other.is_empty() || self.by_last.contains_key(&Sym::new(last))
+    pub fn may_match(&self, last: Sym) -> bool {
+        !self.other.is_empty() || self.by_last.contains_key(&last)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -348,6 +348,8 @@ pub struct Catalog {
     pub metadata: Vec<Metadata>,
     metadata_patterns: PatternSet<usize>,
     pub frameworks: Vec<FrameworkSpec>,
+    /// The methods of the frameworks' app classes ([`Catalog::type_by_api`]), as symbols.
+    api_methods: rustc_hash::FxHashSet<Sym>,
     decorators: PatternSet<Framework>,
     task_classes: PatternSet<Framework>,
     enqueue_functions: PatternSet<()>,
@@ -935,6 +937,11 @@ impl Catalog {
             nondeterministic,
             metadata,
             metadata_patterns,
+            api_methods: frameworks
+                .iter()
+                .filter_map(|spec| spec.app.as_ref())
+                .flat_map(|app| app.methods.iter().map(|m| Sym::new(m)))
+                .collect(),
             frameworks,
             decorators,
             task_classes,
@@ -1059,6 +1066,11 @@ impl Catalog {
 
     /// The type an object of unknown type has when this method is called on it
     /// (`config_from_object` → a Celery app).
+    /// Whether [`Catalog::type_by_api`] knows a method of this name.
+    pub fn is_api_method(&self, method: Sym) -> bool {
+        self.api_methods.contains(&method)
+    }
+
     pub fn type_by_api(&self, method: &str) -> Option<QPath> {
         self.frameworks.iter().find_map(|spec| {
             let app = spec.app.as_ref()?;
@@ -1141,7 +1153,7 @@ impl Catalog {
     }
 
     /// Whether a call of this name could be a task decorator (before resolving its path).
-    pub fn may_be_task_decorator(&self, name: &str) -> bool {
+    pub fn may_be_task_decorator(&self, name: Sym) -> bool {
         self.decorators.may_match(name)
     }
 

@@ -582,8 +582,8 @@ impl Function {
 
     /// Whether a call's method name or the last name of its path passes `test`: scans for
     /// some calls skip, without decoding it, a body that makes none.
-    pub fn calls_named(&self, mut test: impl FnMut(&str) -> bool) -> bool {
-        self.body.call_names.iter().any(|name| test(name.as_str()))
+    pub fn calls_named(&self, test: impl FnMut(Sym) -> bool) -> bool {
+        self.body.call_names.iter().copied().any(test)
     }
 
     /// Whether the body has a `with` block.
