@@ -1315,7 +1315,11 @@ impl<'e, 'c> Walker<'e, 'c> {
     }
 
     fn name(&mut self, id: &str) -> Value {
-        let sym = Sym::new(id);
+        self.name_sym(id, Sym::new(id))
+    }
+
+    /// [`Walker::name`] with the name already interned.
+    fn name_sym(&mut self, id: &str, sym: Sym) -> Value {
         let bare = || {
             let mut segs = Vec::with_capacity(1 + PATH_ROOM);
             segs.push(Seg {
@@ -1363,6 +1367,19 @@ impl<'e, 'c> Walker<'e, 'c> {
     }
 
     fn attribute(&mut self, attr: &ast::ExprAttribute, block: u32) -> Value {
+        self.attribute_named(attr, block, Sym::new(attr.attr.as_str()))
+            .0
+    }
+
+    /// [`Walker::attribute`] with the attribute's name (`name`) already interned. Also gives
+    /// the symbol of the object when it is a plain name (`gateway` in `gateway.charge`), as
+    /// its value was read with it.
+    fn attribute_named(
+        &mut self,
+        attr: &ast::ExprAttribute,
+        block: u32,
+        name: Sym,
+    ) -> (Value, Option<Sym>) {
         // `self.gateway` where a method assigned `self.gateway = Gateway(...)`.
         if let (Expr::Name(base), Some(class)) = (&*attr.value, self.class)
             && self.self_name.as_deref() == Some(base.id.as_str())
@@ -1375,16 +1392,20 @@ impl<'e, 'c> Walker<'e, 'c> {
         {
             let mut value = assigned.clone();
             value.taint.clear();
-            return value;
+            return (value, None);
         }
-        let base = self.expr(&attr.value, block);
+        let mut base = self.expr(&attr.value, block);
+        let object = base.name.filter(|_| attr.value.is_name_expr());
         let mut value = Value {
-            taint: base.taint.clone(),
+            taint: std::mem::take(&mut base.taint),
             ..Value::default()
         };
         // A string's methods keep the string's taint but are not a path anyone resolves.
         if let Some(mut path) = base.path {
-            path.0.push(Seg::name(attr.attr.as_str()));
+            path.0.push(Seg {
+                name,
+                call: Call::No,
+            });
             if let Some(index) = self.ex.catalog.metadata_index(&path) {
                 value.taint.push(Taint::Meta {
                     range: attr.range,
@@ -1393,11 +1414,24 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             value.path = Some(path);
         }
-        value
+        (value, object)
     }
 
     fn call(&mut self, call: &ast::ExprCall, block: u32) -> Value {
-        let func = self.expr(&call.func, block);
+        // The callee's names are interned once, for its value and for the call site.
+        let (mut func, method, object) = match &*call.func {
+            Expr::Attribute(attr) => {
+                let method = Sym::new(attr.attr.as_str());
+                let (value, object) = self.attribute_named(attr, block, method);
+                (value, method, object)
+            }
+            Expr::Name(name) => {
+                let sym = Sym::new(name.id.as_str());
+                (self.name_sym(name.id.as_str(), sym), sym, None)
+            }
+            _ => (self.expr(&call.func, block), Sym::new(""), None),
+        };
+        func.range = call.func.range();
         let mut args = Vec::with_capacity(call.arguments.args.len());
         let mut star_args = false;
         for arg in &call.arguments.args {
@@ -1426,13 +1460,9 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
 
-        let (method, receiver) = match &*call.func {
-            Expr::Attribute(attr) => (
-                Sym::new(attr.attr.as_str()),
-                receiver_name(&attr.value).map(Sym::new),
-            ),
-            Expr::Name(name) => (Sym::new(name.id.as_str()), None),
-            _ => (Sym::new(""), None),
+        let receiver = match &*call.func {
+            Expr::Attribute(attr) => object.or_else(|| receiver_name(&attr.value).map(Sym::new)),
+            _ => None,
         };
         // Builtins and pure methods: no event, no helper to follow.
         let pure = match &*call.func {
@@ -1535,7 +1565,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
 
         let receiver_var = match &*call.func {
-            Expr::Attribute(attr) => root_name(&attr.value).map(Sym::new),
+            Expr::Attribute(attr) => object.or_else(|| root_name(&attr.value).map(Sym::new)),
             _ => None,
         };
         if pure {
