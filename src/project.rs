@@ -1078,12 +1078,12 @@ impl<'a> Project<'a> {
                             continue;
                         };
                         let canonical = self.canonical(path);
-                        let framework = catalog.task_decorator(&canonical).or_else(|| {
-                            // Most projects wrap no task decorator: no name to spell out.
-                            (!wrappers.is_empty())
-                                .then(|| wrappers.get(&canonical.dotted()).copied())
-                                .flatten()
-                        });
+                        // Most projects wrap no task decorator: no name to spell out then.
+                        let wrapped = || match wrappers.is_empty() {
+                            true => None,
+                            false => wrappers.get(&canonical.dotted()).copied(),
+                        };
+                        let framework = catalog.task_decorator(&canonical).or_else(wrapped);
                         if let Some(framework) = framework {
                             let mut options = TaskOptions::default();
                             for (k, v) in &decorator.keywords {

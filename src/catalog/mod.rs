@@ -1064,13 +1064,13 @@ impl Catalog {
         Some((index, &self.sinks[index]))
     }
 
-    /// The type an object of unknown type has when this method is called on it
-    /// (`config_from_object` → a Celery app).
     /// Whether [`Catalog::type_by_api`] knows a method of this name.
     pub fn is_api_method(&self, method: Sym) -> bool {
         self.api_methods.contains(&method)
     }
 
+    /// The type an object of unknown type has when this method is called on it
+    /// (`config_from_object` → a Celery app).
     pub fn type_by_api(&self, method: &str) -> Option<QPath> {
         self.frameworks.iter().find_map(|spec| {
             let app = spec.app.as_ref()?;
