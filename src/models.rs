@@ -256,8 +256,7 @@ impl Models {
     }
 
     /// Models deleted by the calls of one body (`Model.objects.filter(...).delete()`,
-    /// `session.query(Model).delete()`).
-    /// The models a function body deletes rows of, added to `deleted`.
+    /// `session.query(Model).delete()`), added to `deleted`.
     fn deletions_in(&self, project: &Project, body: &FunctionBody, deleted: &mut Vec<usize>) {
         let mut queried: Vec<usize> = Vec::new();
         for event in &body.events {
