@@ -17,6 +17,16 @@ pub struct Seg {
     pub call: Call,
 }
 
+/// `head.tail`, allocated once at its size: qualified names are built for every function, class
+/// and import, and `format!` costs several times as much (its machinery and a regrowth).
+pub fn dotted_join(head: &str, tail: &str) -> String {
+    let mut out = String::with_capacity(head.len() + 1 + tail.len());
+    out.push_str(head);
+    out.push('.');
+    out.push_str(tail);
+    out
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Call {
     /// An attribute or name, not called.

@@ -16,7 +16,7 @@ use crate::facts::{
 };
 use crate::models::Models;
 use crate::parse::SourceFile;
-use crate::path::{Call, QPath, Seg, Sym};
+use crate::path::{Call, QPath, Seg, Sym, dotted_join};
 use crate::settings::CelerySettings;
 
 /// Shards of the canonical memo.
@@ -629,7 +629,7 @@ impl<'a> Project<'a> {
                     last.call = called;
                 }
                 Some(target)
-            } else if let Some(app) = self.inferred_types.get(&format!("{}.{name}", facts.module)) {
+            } else if let Some(app) = self.inferred_types.get(&dotted_join(&facts.module, name)) {
                 let mut target = app.clone();
                 if called != Call::No {
                     target.0.push(Seg {
@@ -872,7 +872,7 @@ impl<'a> Project<'a> {
     }
 
     fn defines(&self, facts: &ModuleFacts, name: &str) -> bool {
-        let qualname = format!("{}.{name}", facts.module);
+        let qualname = dotted_join(&facts.module, name);
         self.functions.contains_key(qualname.as_str())
             || self.classes.contains_key(qualname.as_str())
     }
@@ -991,7 +991,7 @@ impl<'a> Project<'a> {
                         continue;
                     }
                     if let Some(ty) = self.catalog.type_by_api(call.method.as_str()) {
-                        inferred.insert(format!("{}.{var}", facts.module), ty);
+                        inferred.insert(dotted_join(&facts.module, var), ty);
                     }
                 }
             });

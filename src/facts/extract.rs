@@ -19,7 +19,7 @@ use super::{
     Value,
 };
 use crate::catalog::Catalog;
-use crate::path::{Call, QPath, Seg, Sym};
+use crate::path::{Call, QPath, Seg, Sym, dotted_join};
 
 /// Taint lists are capped: a key depends on a handful of sources, not hundreds.
 const MAX_TAINT: usize = 12;
@@ -175,7 +175,7 @@ impl Extractor<'_> {
                         let target = if base.is_empty() {
                             name.to_string()
                         } else {
-                            format!("{base}.{name}")
+                            dotted_join(&base, name)
                         };
                         self.imports.insert(Sym::new(bound), target);
                     }
@@ -637,7 +637,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             (qualify(&self.ex.module, name), None)
         } else {
             (
-                format!("{}.{name}", self.ex.functions[self.func].qualname),
+                dotted_join(&self.ex.functions[self.func].qualname, name),
                 Some(self.func),
             )
         };
@@ -753,7 +753,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
                 Stmt::ClassDef(inner) => {
                     let inner_index =
-                        self.class_facts(inner, &format!("{qualname}.{}", inner.name.as_str()));
+                        self.class_facts(inner, &dotted_join(&qualname, inner.name.as_str()));
                     self.class_members(inner_index, inner, pending);
                     self.ex.classes[index].inner.push(inner_index);
                 }
@@ -762,7 +762,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     let fn_index = self.ex.functions.len();
                     let mut function = new_function(
                         name,
-                        format!("{qualname}.{name}"),
+                        dotted_join(&qualname, name),
                         Some(index),
                         None,
                         method.range,
@@ -1724,7 +1724,7 @@ fn qualify(module: &str, name: &str) -> String {
     if module.is_empty() {
         name.to_string()
     } else {
-        format!("{module}.{name}")
+        dotted_join(module, name)
     }
 }
 
