@@ -47,6 +47,8 @@ pub fn extract(suite: &[Stmt], module: &str, is_package: bool, catalog: &Catalog
         deleted_tables: Vec::new(),
         dotted_paths: HashMap::default(),
         module_paths: HashMap::default(),
+        spare: FunctionBody::default(),
+        spare_names: Default::default(),
     };
     ex.prescan(suite);
     ex.functions.push(new_function(
@@ -126,6 +128,11 @@ struct Extractor<'c> {
     dotted_paths: HashMap<String, QPath>,
     /// Paths of the module's own top-level names (`module.name`), built once per module.
     module_paths: HashMap<Sym, QPath>,
+    /// The vectors of the last body stored, emptied: a walker starts with their capacity
+    /// instead of growing new ones from nothing.
+    spare: FunctionBody,
+    /// The emptied local and parameter maps of the last walker, for the same reason.
+    spare_names: (HashMap<Sym, Value>, HashMap<Sym, Value>),
 }
 
 impl Extractor<'_> {
@@ -262,21 +269,27 @@ type Pending<'a> = Vec<(usize, &'a ast::StmtFunctionDef)>;
 
 impl<'e, 'c> Walker<'e, 'c> {
     fn new(ex: &'e mut Extractor<'c>, func: usize, class: Option<usize>, is_module: bool) -> Self {
+        let FunctionBody {
+            mut blocks, events, ..
+        } = std::mem::take(&mut ex.spare);
+        let (locals, params) = std::mem::take(&mut ex.spare_names);
+        blocks.clear();
+        blocks.push(Block {
+            parent: None,
+            kind: BlockKind::Body,
+        });
         Walker {
             ex,
             func,
             class,
             is_module,
-            locals: HashMap::default(),
-            params: HashMap::default(),
+            locals,
+            params,
             self_name: None,
             order: 0,
             next_if: 0,
-            events: Vec::new(),
-            blocks: vec![Block {
-                parent: None,
-                kind: BlockKind::Body,
-            }],
+            events,
+            blocks,
             returns: Vec::new(),
             emit: true,
             class_body: false,
@@ -285,6 +298,7 @@ impl<'e, 'c> Walker<'e, 'c> {
 
     /// Puts the body together, drops the call arguments no rule reads and stores it encoded.
     fn finish(mut self) {
+        self.recycle_names();
         resolve_state_guards(&mut self.events);
         let catalog = self.ex.catalog;
         for event in &mut self.events {
@@ -306,11 +320,26 @@ impl<'e, 'c> Walker<'e, 'c> {
                 ..Value::default()
             })
             .collect();
-        self.ex.functions[self.func].body = Body::new(FunctionBody {
+        let mut body = FunctionBody {
             blocks: self.blocks,
             events: self.events,
             returns,
-        });
+        };
+        self.ex.functions[self.func].body = Body::new(&mut body);
+        // The body is kept encoded: its vectors serve the next function.
+        body.blocks.clear();
+        body.events.clear();
+        self.ex.spare = body;
+    }
+
+    /// Gives the emptied name maps back for the next walker.
+    fn recycle_names(&mut self) {
+        self.locals.clear();
+        self.params.clear();
+        self.ex.spare_names = (
+            std::mem::take(&mut self.locals),
+            std::mem::take(&mut self.params),
+        );
     }
 
     fn params(&mut self, def: &ast::StmtFunctionDef) {
@@ -815,6 +844,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             walker.params(method);
             let mut found = Vec::new();
             walker.collect_self_attrs(&method.body, self_name, &mut found);
+            walker.recycle_names();
             for (name, value) in found {
                 let attrs = self.ex.self_attrs.entry(index).or_default();
                 // The first assignment with a known type wins (`__init__` comes first).

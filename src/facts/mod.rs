@@ -464,8 +464,10 @@ pub(crate) struct Body {
 }
 
 impl Body {
-    pub(crate) fn new(body: FunctionBody) -> Body {
-        let mut call_names = Vec::new();
+    /// Encodes `body`. Its vectors are left to the caller to reuse, except on the path that
+    /// cannot happen (an encoding error), which keeps the body itself.
+    pub(crate) fn new(body: &mut FunctionBody) -> Body {
+        let mut call_names = Vec::with_capacity(2 * body.events.len());
         let mut has_attr_assign = false;
         for event in &body.events {
             match &event.kind {
@@ -483,23 +485,29 @@ impl Body {
             .blocks
             .iter()
             .any(|block| matches!(block.kind, BlockKind::With { .. }));
-        let encoded = ENCODE_BUFFER.with_borrow_mut(|buffer| {
-            buffer.clear();
-            match postcard::to_extend(&body, std::mem::take(buffer)) {
-                Ok(bytes) => {
-                    *buffer = bytes;
-                    Some(Box::<[u8]>::from(buffer.as_slice()))
+        // Written into a fixed buffer (a bounds check a byte, where growing a vector cost a call
+        // a field); the rare body that does not fit is encoded into a vector of its own.
+        let encoded = ENCODE_BUFFER
+            .with_borrow_mut(|buffer| {
+                if buffer.is_empty() {
+                    buffer.resize(ENCODE_BUFFER_SIZE, 0);
                 }
-                Err(_) => None,
-            }
-        });
+                postcard::to_slice(&*body, buffer)
+                    .ok()
+                    .map(|bytes| Box::<[u8]>::from(&*bytes))
+            })
+            .or_else(|| {
+                postcard::to_allocvec(&*body)
+                    .ok()
+                    .map(Vec::into_boxed_slice)
+            });
         let decoded = OnceLock::new();
         let encoded = match encoded {
             Some(encoded) => encoded,
             // Encoding into memory fails only on a bug; the body is kept as it is.
             None => {
                 debug_assert!(false, "a function body could not be encoded");
-                let _ = decoded.set(Box::new(body));
+                let _ = decoded.set(Box::new(std::mem::take(body)));
                 Box::default()
             }
         };
@@ -550,6 +558,9 @@ thread_local! {
     /// Where bodies are encoded before they are copied out at their exact size.
     static ENCODE_BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
+
+/// Large enough for all but the largest function bodies (a few hundred bytes is typical).
+const ENCODE_BUFFER_SIZE: usize = 64 * 1024;
 
 impl Function {
     /// The body, decoded on first use and kept: for what rules and summaries read again.
@@ -873,6 +884,42 @@ def g():
         );
         assert_eq!(body.returns.len(), 1);
         assert_eq!(format!("{:?}", f.body), format!("{body:?}"));
+    }
+
+    #[test]
+    fn a_body_larger_than_the_encoding_buffer_is_kept_whole_and_the_next_starts_empty() {
+        // Each call encodes to a few dozen bytes: 4000 of them are well past the fixed buffer.
+        let calls = 4000;
+        // Bodies are walked from the last function up: `first` comes after `big`.
+        let mut code = String::from("def first():\n    notify()\n\ndef big(client):\n");
+        for i in 0..calls {
+            code.push_str(&format!(
+                "    client.send_{i}(\"payload {i}\", retries={i})\n"
+            ));
+        }
+        code.push_str("\ndef last():\n    notify()\n");
+        let catalog = Catalog::new(&[], &[]);
+        let file = parse_module("tasks", &code, &catalog);
+        let facts = file.facts.as_ref().expect("facts");
+        let big = facts
+            .functions
+            .iter()
+            .find(|f| f.name == "big")
+            .expect("big");
+        assert!(big.body.encoded.len() > super::ENCODE_BUFFER_SIZE);
+        let events = big.events();
+        assert_eq!(events.len(), calls);
+        assert!(
+            matches!(&events[calls - 1].kind, EventKind::Call(call) if call.method == "send_3999")
+        );
+        assert!(big.calls_named(|name| name == "send_0"));
+        // The vectors the big body grew are reused emptied: nothing of it leaks into the next.
+        for name in ["first", "last"] {
+            let small = facts.functions.iter().find(|f| f.name == name).expect(name);
+            assert_eq!(small.blocks().len(), 1);
+            assert_eq!(small.events().len(), 1);
+            assert!(!small.calls_named(|name| name == "send_0"));
+        }
     }
 
     #[test]
