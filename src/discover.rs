@@ -60,8 +60,7 @@ pub fn discover(paths: &[PathBuf], exclude: &GlobSet, root: &Path) -> Discovered
                 let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
                 !(is_dir
                     && entry.depth() > 0
-                    && (SKIPPED_DIRS.contains(&name.as_ref())
-                        || entry.path().join("pyvenv.cfg").exists()))
+                    && (SKIPPED_DIRS.contains(&name.as_ref()) || is_virtualenv(entry.path())))
             })
             .build_parallel();
         // Walked in parallel (directories are independent); the results are sorted below, so
@@ -77,13 +76,11 @@ pub fn discover(paths: &[PathBuf], exclude: &GlobSet, root: &Path) -> Discovered
                     Ok(entry) => {
                         let is_file = entry.file_type().is_some_and(|t| t.is_file());
                         let p = entry.path();
-                        if is_file && p.extension().is_some_and(|e| e == "py") {
-                            let absolute =
-                                std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-                            let relative = absolute.strip_prefix(root).unwrap_or(p);
-                            if !exclude.is_match(relative) && !exclude.is_match(p) {
-                                found.0.push(p.to_path_buf());
-                            }
+                        if is_file
+                            && p.extension().is_some_and(|e| e == "py")
+                            && !is_excluded(p, exclude, root)
+                        {
+                            found.0.push(p.to_path_buf());
                         }
                     }
                     Err(error) => {
@@ -104,6 +101,26 @@ pub fn discover(paths: &[PathBuf], exclude: &GlobSet, root: &Path) -> Discovered
     files.sort();
     files.dedup();
     Discovered { files, errors }
+}
+
+/// Whether `dir` holds a virtualenv (`pyvenv.cfg`). The path is built at its size: this runs
+/// for every directory walked.
+fn is_virtualenv(dir: &Path) -> bool {
+    const MARKER: &str = "pyvenv.cfg";
+    let mut path = PathBuf::with_capacity(dir.as_os_str().len() + 1 + MARKER.len());
+    path.push(dir);
+    path.push(MARKER);
+    path.exists()
+}
+
+/// Whether the user's `exclude` globs match `path`, relative to the project root or as given.
+fn is_excluded(path: &Path, exclude: &GlobSet, root: &Path) -> bool {
+    if exclude.is_empty() {
+        return false;
+    }
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let relative = absolute.strip_prefix(root).unwrap_or(path);
+    exclude.is_match(relative) || exclude.is_match(path)
 }
 
 fn error_path(error: &ignore::Error) -> Option<PathBuf> {
