@@ -964,13 +964,14 @@ impl<'e, 'c> Walker<'e, 'c> {
 
     /// [`Walker::lookup_local`] with the name already interned.
     fn lookup_local_sym(&self, name: &str, sym: Sym) -> Option<Value> {
+        self.local_ref(name, sym).cloned()
+    }
+
+    fn local_ref(&self, name: &str, sym: Sym) -> Option<&Value> {
         if self.is_module {
-            self.ex.module_vars.get(name).cloned()
+            self.ex.module_vars.get(name)
         } else {
-            self.locals
-                .get(&sym)
-                .or_else(|| self.params.get(&sym))
-                .cloned()
+            self.locals.get(&sym).or_else(|| self.params.get(&sym))
         }
     }
 
@@ -1358,8 +1359,10 @@ impl<'e, 'c> Walker<'e, 'c> {
             });
             Some(QPath(segs))
         };
-        let mut value = if let Some(local) = self.lookup_local_sym(id, sym) {
-            let mut local = local;
+        // Read names are copied with room in their paths: most are read to have an attribute
+        // or a call added (`client.messages.create`).
+        let mut value = if let Some(local) = self.local_ref(id, sym) {
+            let mut local = copy_with_room(local);
             if local.path.is_none() {
                 local.path = bare();
             }
@@ -1370,7 +1373,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 ..Value::default()
             }
         } else if let Some(var) = self.ex.module_vars.get(id).filter(|_| !self.is_module) {
-            let mut var = var.clone();
+            let mut var = copy_with_room(var);
             var.taint.retain(|t| !matches!(t, Taint::Call { .. }));
             if var.path.is_none() {
                 var.path = Some(self.ex.module_path(sym));
@@ -1748,6 +1751,20 @@ fn with_room(path: &QPath) -> QPath {
     let mut segs = Vec::with_capacity(path.0.len() + PATH_ROOM);
     segs.extend_from_slice(&path.0);
     QPath(segs)
+}
+
+/// A copy of `value` whose path has room for [`PATH_ROOM`] more segments.
+fn copy_with_room(value: &Value) -> Value {
+    Value {
+        range: value.range,
+        lit: value.lit.clone(),
+        path: value.path.as_ref().map(with_room),
+        name: value.name,
+        taint: value.taint.clone(),
+        flags: value.flags,
+        first_arg: value.first_arg.clone(),
+        call: value.call.clone(),
+    }
 }
 
 fn qualify(module: &str, name: &str) -> String {
