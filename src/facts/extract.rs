@@ -959,14 +959,11 @@ impl<'e, 'c> Walker<'e, 'c> {
     }
 
     fn lookup_local(&self, name: &str) -> Option<Value> {
-        self.lookup_local_sym(name, Sym::new(name))
+        self.local_ref(name, Sym::new(name)).cloned()
     }
 
-    /// [`Walker::lookup_local`] with the name already interned.
-    fn lookup_local_sym(&self, name: &str, sym: Sym) -> Option<Value> {
-        self.local_ref(name, sym).cloned()
-    }
-
+    /// The value bound to a local, parameter or (at module level) module name, with the name
+    /// already interned.
     fn local_ref(&self, name: &str, sym: Sym) -> Option<&Value> {
         if self.is_module {
             self.ex.module_vars.get(name)
