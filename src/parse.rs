@@ -77,6 +77,17 @@ impl SourceFile {
         text.len() == self.parsed_len && hash_text(text) == self.parsed_hash
     }
 
+    /// Whether the file on disk, read now, is still the text that was analysed. `--fix` asks
+    /// this just before it edits: [`SourceFile::text`] may have been read long before.
+    pub fn is_unchanged_on_disk(&self) -> bool {
+        std::fs::read(&self.path)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .is_some_and(|text| {
+                text.len() == self.parsed_len && hash_text(&text) == self.parsed_hash
+            })
+    }
+
     fn blank_text(&self) -> String {
         let mut blank = vec![b' '; self.parsed_len];
         for start in decode_line_starts(&self.line_starts) {
@@ -498,11 +509,18 @@ mod tests {
         assert!(file.text.get().is_none());
         assert_eq!(file.text(), code);
         assert!(file.text_is_current());
+        assert!(file.is_unchanged_on_disk());
         assert_eq!(file.line_text(4), "    return uuid.uuid4()");
+        // Changed after its text was read again: the text stays, the disk is seen to differ.
+        std::fs::write(&path, "x = 1\n").expect("write");
+        assert!(file.text_is_current());
+        assert!(!file.is_unchanged_on_disk());
+        std::fs::write(&path, code).expect("write");
         // Changed after parsing: a blank text with the parsed lengths and line breaks.
         let file = load();
         std::fs::write(&path, "x = 1\n").expect("write");
         assert!(!file.text_is_current());
+        assert!(!file.is_unchanged_on_disk());
         assert_eq!(file.text().len(), code.len());
         assert_eq!(file.text().lines().count(), 4);
         assert_eq!(file.line_text(4).trim(), "");

@@ -154,27 +154,27 @@ pub fn run(args: &CheckArgs) -> io::Result<ExitStatus> {
     let mut fixed_entries_count = apply_baseline(&mut report);
 
     if args.diff {
-        let diffs = fixed_texts(&report);
+        let fixed = fixed_texts(&report);
         let mut out = io::stdout().lock();
-        for (display, before, after) in &diffs {
+        for (display, before, after) in &fixed.files {
             write!(out, "{}", render_fix_diff(display, before, after))?;
         }
-        let fixes: usize = report
-            .diagnostics
-            .iter()
-            .filter(|d| d.fix.is_some())
-            .count();
+        out.flush()?;
+        warn_changed(&mut stderr, &fixed.changed)?;
         if !args.quiet {
+            let fixes = fixed.applied;
             writeln!(
                 stderr,
                 "Would fix {fixes} {}.",
                 if fixes == 1 { "error" } else { "errors" }
             )?;
         }
-        return Ok(status(!diffs.is_empty()));
+        return Ok(status(!fixed.files.is_empty()));
     }
     if args.fix {
-        let fixed = apply_fixes(&report)?;
+        let outcome = apply_fixes(&report)?;
+        warn_changed(&mut stderr, &outcome.changed)?;
+        let fixed = outcome.applied;
         if fixed > 0 {
             report = run_check();
             fixed_entries_count = apply_baseline(&mut report);
@@ -279,58 +279,109 @@ fn fixed_entries(outcome: Outcome, report: &Report, dir: &Path, settings: &Setti
         .count()
 }
 
-/// Per file with fixes: (display path, text before, text after).
-fn fixed_texts(report: &Report) -> Vec<(String, String, String)> {
-    let mut edits: BTreeMap<u32, Vec<&Edit>> = BTreeMap::new();
+/// The fixes of a run, applied to the texts that were analysed.
+#[derive(Debug, Default)]
+struct FixedTexts {
+    /// Per file with fixes: (display path, text before, text after).
+    files: Vec<(String, String, String)>,
+    /// How many diagnostics had every edit of their fix applied.
+    applied: usize,
+    /// Files with fixes that changed since they were analysed: the fixes were computed for the
+    /// parsed text, so these are left alone.
+    changed: Vec<String>,
+}
+
+/// Applies each diagnostic's fix whole or not at all: a fix whose edits overlap an earlier fix's
+/// is left for the next run, as in ruff.
+fn fixed_texts(report: &Report) -> FixedTexts {
+    let mut by_file: BTreeMap<u32, Vec<&[Edit]>> = BTreeMap::new();
     for diagnostic in &report.diagnostics {
         if let Some(fix) = &diagnostic.fix {
-            edits.entry(diagnostic.file).or_default().extend(&fix.edits);
+            by_file.entry(diagnostic.file).or_default().push(&fix.edits);
         }
     }
-    edits
-        .into_iter()
-        .filter_map(|(file, mut edits)| {
-            let source = &report.files[file as usize];
-            // A file changed since it was analysed is not edited: the fixes were computed
-            // for the text that was parsed.
-            if !source.text_is_current() {
-                return None;
+    let mut fixed = FixedTexts::default();
+    for (file, mut fixes) in by_file {
+        let Some(source) = report.files.get(file as usize) else {
+            continue;
+        };
+        if !source.is_unchanged_on_disk() || !source.text_is_current() {
+            fixed.changed.push(source.display.clone());
+            continue;
+        }
+        let text = source.text();
+        fixes.sort_by_key(|edits| edits.iter().map(|e| (e.range.start(), e.range.end())).min());
+        let mut applied: Vec<&Edit> = Vec::new();
+        let mut last: Option<usize> = None;
+        for edits in fixes {
+            // The same fix reached by two diagnostics fixes both; it is applied once.
+            if !edits.is_empty() && edits.iter().all(|edit| applied.contains(&edit)) {
+                fixed.applied += 1;
+                continue;
             }
-            let text = source.text();
-            edits.sort_by_key(|e| (e.range.start(), e.range.end()));
-            let mut after = String::with_capacity(text.len() + 64);
-            let mut last = 0usize;
-            for edit in edits {
-                let (start, end) = (edit.range.start().to_usize(), edit.range.end().to_usize());
-                // Overlapping edits: keep the first, the next run fixes the rest.
-                if start < last || end > text.len() {
-                    continue;
-                }
-                after.push_str(text.get(last..start)?);
-                after.push_str(&edit.content);
+            let mut own: Vec<&Edit> = edits.iter().collect();
+            own.sort_by_key(|e| (e.range.start(), e.range.end()));
+            let mut end = last;
+            let fits = !own.is_empty()
+                && own.iter().enumerate().all(|(i, edit)| {
+                    let (start, stop) =
+                        (edit.range.start().to_usize(), edit.range.end().to_usize());
+                    // A fix that starts where an earlier fix ended may still clash with it (two
+                    // insertions at one place): it is left for the next run, as in ruff.
+                    let clear = match end {
+                        Some(end) if i == 0 => start > end,
+                        Some(end) => start >= end,
+                        None => true,
+                    };
+                    end = Some(stop);
+                    clear && text.is_char_boundary(start) && text.is_char_boundary(stop)
+                });
+            if fits {
                 last = end;
+                applied.extend(own);
+                fixed.applied += 1;
             }
-            after.push_str(text.get(last..)?);
-            Some((source.display.clone(), text.to_string(), after))
-        })
-        .collect()
+        }
+        if applied.is_empty() {
+            continue;
+        }
+        let mut after = String::with_capacity(text.len() + 64);
+        let mut last = 0usize;
+        for edit in applied {
+            let (start, end) = (edit.range.start().to_usize(), edit.range.end().to_usize());
+            after.push_str(&text[last..start]);
+            after.push_str(&edit.content);
+            last = end;
+        }
+        after.push_str(&text[last..]);
+        fixed
+            .files
+            .push((source.display.clone(), text.to_string(), after));
+    }
+    fixed
 }
 
 /// Writes the fixed files (each through a temporary file renamed over it); returns how many
-/// diagnostics were fixed.
-fn apply_fixes(report: &Report) -> io::Result<usize> {
-    let fixed_files = fixed_texts(report);
-    for (display, _, after) in &fixed_files {
+/// diagnostics were fixed and the files left alone because they changed.
+fn apply_fixes(report: &Report) -> io::Result<FixedTexts> {
+    let fixed = fixed_texts(report);
+    for (display, _, after) in &fixed.files {
         let Some(file) = report.files.iter().find(|f| &f.display == display) else {
             continue;
         };
         write_atomically(&file.path, after)?;
     }
-    Ok(report
-        .diagnostics
-        .iter()
-        .filter(|d| d.fix.is_some())
-        .count())
+    Ok(fixed)
+}
+
+fn warn_changed(stderr: &mut impl Write, changed: &[String]) -> io::Result<()> {
+    for display in changed {
+        writeln!(
+            stderr,
+            "twice: warning: {display}: changed while it was being checked; not fixed (run again)"
+        )?;
+    }
+    Ok(())
 }
 
 fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
@@ -345,4 +396,81 @@ fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
         std::fs::set_permissions(&temp, metadata.permissions())?;
     }
     std::fs::rename(&temp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Overrides, Settings};
+
+    /// A task whose `save()` TW104 fixes by adding `update_fields`.
+    const SAVES: &str = "import requests\nfrom celery import shared_task\nfrom shop.models import Order\n\n\n@shared_task\ndef push(order_id):\n    order = Order.objects.get(pk=order_id)\n    requests.post(\"https://x\", headers={\"Idempotency-Key\": f\"o-{order_id}\"})\n    order.pushed = True\n    order.save()\n";
+
+    fn checked(code: &str) -> (tempfile::TempDir, Report) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("tasks.py"), code).expect("write");
+        let settings =
+            Settings::resolve(None, &Overrides::default(), dir.path()).expect("settings");
+        let report = crate::check::check(&[dir.path().to_path_buf()], &settings, dir.path(), 1);
+        assert_eq!(
+            report
+                .diagnostics
+                .iter()
+                .filter(|d| d.fix.is_some())
+                .count(),
+            1,
+            "{:?}",
+            report.diagnostics
+        );
+        (dir, report)
+    }
+
+    #[test]
+    fn a_file_changed_after_the_check_is_named_and_not_counted_as_fixed() {
+        let (dir, report) = checked(SAVES);
+        std::fs::write(dir.path().join("tasks.py"), "x = 1\n").expect("write");
+        let fixed = fixed_texts(&report);
+        assert!(fixed.files.is_empty());
+        assert_eq!(fixed.applied, 0);
+        assert_eq!(fixed.changed.len(), 1);
+        assert!(
+            fixed.changed[0].ends_with("tasks.py"),
+            "{:?}",
+            fixed.changed
+        );
+    }
+
+    #[test]
+    fn the_same_fix_twice_is_applied_once_and_an_overlapping_one_not_at_all() {
+        let (_dir, mut report) = checked(SAVES);
+        let fix = |report: &Report| {
+            report
+                .diagnostics
+                .iter()
+                .find(|d| d.fix.is_some())
+                .cloned()
+                .expect("a fix")
+        };
+        let twin = fix(&report);
+        report.diagnostics.push(twin);
+        let fixed = fixed_texts(&report);
+        assert!(fixed.changed.is_empty());
+        assert_eq!(fixed.applied, 2, "one edit fixes both");
+        let (_, before, after) = &fixed.files[0];
+        assert_eq!(after.matches("update_fields").count(), 1, "{after}");
+        assert_eq!(
+            after.len() - before.len(),
+            "update_fields=[\"pushed\"]".len()
+        );
+
+        let mut rival = fix(&report);
+        if let Some(fix) = &mut rival.fix {
+            fix.edits[0].content = "update_fields=[\"other\"]".to_string();
+        }
+        report.diagnostics.push(rival);
+        let fixed = fixed_texts(&report);
+        assert_eq!(fixed.applied, 2, "the rival edit is left for the next run");
+        let (_, _, after) = &fixed.files[0];
+        assert!(!after.contains("other"), "{after}");
+    }
 }
