@@ -2089,6 +2089,17 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
     {
         return present(value);
     }
+    // Called under another name (a project module re-exporting the sink), the call kept only
+    // how many positional arguments it had, and not its unread keywords: a positional key is
+    // there or not, but a field inside a dropped argument cannot be seen, nor its absence.
+    if let Some(position) = spec.position
+        && call.dropped.positional() > position
+    {
+        return KeyStatus::Present(Box::default());
+    }
+    if spec.field.is_some() && call.dropped.any() {
+        return KeyStatus::Unknown;
+    }
     if let Some(option) = &spec.options
         && let Some(options) = call.keyword("options")
     {

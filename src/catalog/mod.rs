@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde::Deserialize;
 
-use crate::facts::{CallSite, Value};
+use crate::facts::{CallSite, Dropped, Value};
 use crate::i18n::{Lang, tr};
 use crate::path::{Pattern, QPath, Sym};
 
@@ -1012,7 +1012,9 @@ impl Catalog {
     /// The path is the one resolved through the module's own imports: a sink that another
     /// project module re-exports under a different function name (`from requests import post
     /// as http_post` there, `mymod.http_post(...)` here) is only recognised as a sink in the
-    /// project phase, and its call keeps only the catalog's keywords.
+    /// project phase, and its call keeps only the catalog's keywords (`headers` and `options`
+    /// among them) and the count of its positional arguments ([`Dropped`]): enough to tell
+    /// whether a key was passed, not always what it was made of.
     pub fn argument_filter(&self, call: &CallSite) -> ArgumentFilter {
         let in_wildcard_sink = || {
             call.path.as_ref().is_some_and(|path| {
@@ -1040,17 +1042,21 @@ impl Catalog {
     }
 
     /// Applies a filter to a call's arguments: [`ArgumentFilter::NamedKeywords`] drops the
-    /// positional ones and every keyword the catalog does not name.
+    /// positional ones and every keyword the catalog does not name. Returns what it dropped.
     pub fn filter_arguments(
         &self,
         filter: ArgumentFilter,
         args: &mut Vec<Value>,
         keywords: &mut Vec<(Sym, Value)>,
-    ) {
-        if filter == ArgumentFilter::NamedKeywords {
-            *args = Vec::new();
-            keywords.retain(|(name, _)| self.keeps_keyword(*name));
+    ) -> Dropped {
+        if filter != ArgumentFilter::NamedKeywords {
+            return Dropped::default();
         }
+        let positional = args.len();
+        *args = Vec::new();
+        let before = keywords.len();
+        keywords.retain(|(name, _)| self.keeps_keyword(*name));
+        Dropped::new(positional, keywords.len() < before)
     }
 
     /// Whether a keyword keeps its value on a call filtered by [`ArgumentFilter::NamedKeywords`].

@@ -14,9 +14,9 @@ use ruff_python_ast::{
 use ruff_text_size::{Ranged, TextRange};
 
 use super::{
-    AttrAssign, Block, BlockKind, Body, CallArgs, CallSite, Class, Decorator, Event, EventKind,
-    Exit, Function, FunctionBody, Guard, GuardTest, Lit, ModuleFacts, Param, SmallMap, Taint,
-    Value,
+    AttrAssign, Block, BlockKind, Body, CallArgs, CallSite, Class, Decorator, Dropped, Event,
+    EventKind, Exit, Function, FunctionBody, Guard, GuardTest, Lit, ModuleFacts, Param, SmallMap,
+    Taint, Value,
 };
 use crate::catalog::Catalog;
 use crate::path::{Call, QPath, Seg, Sym, dotted_join};
@@ -1623,6 +1623,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 star_args,
                 star_kwargs,
                 dynamic,
+                dropped: Dropped::default(),
             })),
         );
         value

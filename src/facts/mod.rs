@@ -203,7 +203,9 @@ fn drop_unread_class_arguments(value: &mut Value, catalog: &Catalog) {
     }
     let Some(call) = &mut value.call else { return };
     let filter = catalog.class_call_filter(value.path.as_ref());
-    catalog.filter_arguments(filter, &mut call.args, &mut call.keywords);
+    // A class-body call keeps no record of what it dropped: only model fields and `Meta`
+    // options are read from these, by their catalog names.
+    let _ = catalog.filter_arguments(filter, &mut call.args, &mut call.keywords);
     call.args
         .iter_mut()
         .chain(call.keywords.iter_mut().map(|(_, v)| v))
@@ -723,6 +725,33 @@ pub struct CallSite {
     /// The callee is computed (`handlers[kind](...)`, `getattr(o, name)(...)`, a parameter
     /// called): nothing says which function runs.
     pub dynamic: bool,
+    /// What the catalog's argument filter dropped: the callee did not look like anything whose
+    /// arguments a rule reads, under the name this module calls it by. A project module can
+    /// re-export a sink under another name, so an argument missing here may have been passed.
+    pub dropped: Dropped,
+}
+
+/// The arguments a call's filter dropped: how many positional ones (up to 127), and whether
+/// any keyword. One byte, in every call of the facts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dropped(u8);
+
+impl Dropped {
+    const KEYWORDS: u8 = 0x80;
+
+    pub fn new(positional: usize, keywords: bool) -> Dropped {
+        let count = u8::try_from(positional.min(usize::from(!Self::KEYWORDS))).unwrap_or(0);
+        Dropped(count | if keywords { Self::KEYWORDS } else { 0 })
+    }
+
+    /// How many positional arguments were dropped (127 stands for 127 or more).
+    pub fn positional(self) -> usize {
+        usize::from(self.0 & !Self::KEYWORDS)
+    }
+
+    pub fn any(self) -> bool {
+        self.0 != 0
+    }
 }
 
 impl CallSite {
@@ -737,7 +766,8 @@ impl CallSite {
     /// Applies the catalog's argument filter, and drops the box when nothing is left.
     pub(crate) fn filter_arguments(&mut self, catalog: &Catalog, filter: ArgumentFilter) {
         if let Some(arguments) = &mut self.arguments {
-            catalog.filter_arguments(filter, &mut arguments.args, &mut arguments.keywords);
+            self.dropped =
+                catalog.filter_arguments(filter, &mut arguments.args, &mut arguments.keywords);
             if arguments.args.is_empty() && arguments.keywords.is_empty() {
                 self.arguments = None;
             }
@@ -813,9 +843,21 @@ pub struct AttrAssign {
 
 #[cfg(test)]
 mod tests {
-    use super::{EventKind, SmallMap};
+    use super::{Dropped, EventKind, SmallMap};
     use crate::catalog::Catalog;
     use crate::parse::parse_module;
+
+    #[test]
+    fn dropped_arguments_keep_their_count_and_whether_a_keyword_went() {
+        assert!(!Dropped::default().any());
+        let two = Dropped::new(2, false);
+        assert_eq!((two.positional(), two.any()), (2, true));
+        let keyword = Dropped::new(0, true);
+        assert_eq!((keyword.positional(), keyword.any()), (0, true));
+        // Past 127 the count saturates and never runs into the keyword bit.
+        assert_eq!(Dropped::new(500, false).positional(), 127);
+        assert_eq!(Dropped::new(500, true).positional(), 127);
+    }
 
     #[test]
     fn bodies_are_stored_encoded_and_read_back_whole() {
