@@ -441,6 +441,9 @@ impl<'e, 'c> Walker<'e, 'c> {
 
     fn stmt<'a>(&mut self, stmt: &'a Stmt, block: u32, pending: &mut Pending<'a>) {
         match stmt {
+            // A bare string (a docstring) is not run: no calls in it, and SQL in it deletes
+            // nothing.
+            Stmt::Expr(expr) if expr.value.is_string_literal_expr() => {}
             Stmt::Expr(expr) => {
                 self.expr(&expr.value, block);
             }
