@@ -562,6 +562,12 @@ impl<'a> Project<'a> {
         self.roots.contains(&name)
     }
 
+    /// Whether [`Project::canonical`] can turn a path that starts with `name` into another:
+    /// only when a project module, or a definition of a module without a name, is called so.
+    pub fn may_resolve_head(&self, name: Sym) -> bool {
+        self.is_root(name) || self.defined_heads.contains(&name)
+    }
+
     /// The names that may stand for a function or class whose name is one of `targets`: the
     /// targets, and every name a module imports one of those names as (`from m import f as g`),
     /// through any number of such imports. [`Project::canonical`] changes the last name of a

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use ruff_text_size::TextRange;
 
 use crate::facts::{EventKind, FunctionBody, ModuleFacts, Value};
-use crate::path::QPath;
+use crate::path::{QPath, Sym};
 use crate::project::Project;
 
 /// A setting's value (`None` when only run time knows it) and where it is set.
@@ -86,6 +86,9 @@ impl CelerySettings {
     pub fn build(project: &Project) -> CelerySettings {
         let mut settings = CelerySettings::default();
         let sources = Sources::find(project);
+        // `self.x = ...` sets the Celery app's `conf` only if `self` can stand for something
+        // else: bodies that assign only `self`'s attributes are skipped undecoded.
+        let self_resolves = project.may_resolve_head(Sym::new("self"));
         // What each file's calls set, found in parallel and applied in file order below.
         let from_calls: Vec<Vec<Assigned>> = project
             .files
@@ -93,7 +96,7 @@ impl CelerySettings {
             .map(|file| {
                 file.facts
                     .as_ref()
-                    .map(|facts| read_calls(project, facts))
+                    .map(|facts| read_calls(project, facts, self_resolves))
                     .unwrap_or_default()
             })
             .collect();
@@ -138,10 +141,19 @@ type Assigned<'a> = (&'a str, Option<Value>, TextRange);
 
 /// `app.conf.update(...)`, `app.conf.x = ...`, `Celery(..., broker=...)`, in the order they
 /// appear.
-fn read_calls<'a>(project: &Project, facts: &'a ModuleFacts) -> Vec<Assigned<'a>> {
+fn read_calls<'a>(
+    project: &Project,
+    facts: &'a ModuleFacts,
+    self_resolves: bool,
+) -> Vec<Assigned<'a>> {
     let mut assigned = Vec::new();
     for function in &facts.functions {
-        let may_set = function.has_attr_assign()
+        let assigns = if self_resolves {
+            function.has_attr_assign()
+        } else {
+            function.has_attr_assign_off_self()
+        };
+        let may_set = assigns
             || function.calls_named(|name| {
                 is_conf_update(&name) || project.may_name_enqueue_or_app_by(name)
             });

@@ -462,22 +462,39 @@ pub(crate) struct Body {
     /// The method names and last path names of the calls, sorted and distinct.
     call_names: Box<[Sym]>,
     has_with: bool,
-    has_attr_assign: bool,
+    /// [`Body::ATTR_ASSIGN`] and [`Body::ATTR_ASSIGN_OFF_SELF`].
+    attr_assigns: u8,
 }
 
 impl Body {
+    /// The body assigns an attribute (`x.attr = value`).
+    const ATTR_ASSIGN: u8 = 1;
+    /// The body assigns an attribute of an object whose path does not start with the name
+    /// `self` (`app.conf.x = ...`, not `self.x = ...`).
+    const ATTR_ASSIGN_OFF_SELF: u8 = 2;
+
     /// Encodes `body`. Its vectors are left to the caller to reuse, except on the path that
     /// cannot happen (an encoding error), which keeps the body itself.
     pub(crate) fn new(body: &mut FunctionBody) -> Body {
         let mut call_names = Vec::with_capacity(2 * body.events.len());
-        let mut has_attr_assign = false;
+        let mut attr_assigns = 0;
         for event in &body.events {
             match &event.kind {
                 EventKind::Call(call) => {
                     call_names.push(call.method);
                     call_names.extend(call.path.as_ref().and_then(|p| p.0.last()).map(|s| s.name));
                 }
-                EventKind::AttrAssign(_) => has_attr_assign = true,
+                EventKind::AttrAssign(assign) => {
+                    attr_assigns |= Self::ATTR_ASSIGN;
+                    let on_self = assign
+                        .object
+                        .as_ref()
+                        .and_then(|object| object.0.first())
+                        .is_some_and(|head| head.name == "self");
+                    if !on_self {
+                        attr_assigns |= Self::ATTR_ASSIGN_OFF_SELF;
+                    }
+                }
                 EventKind::Guard(_) => {}
             }
         }
@@ -518,7 +535,7 @@ impl Body {
             decoded,
             call_names: call_names.into_boxed_slice(),
             has_with,
-            has_attr_assign,
+            attr_assigns,
         }
     }
 
@@ -542,7 +559,7 @@ impl Default for Body {
             decoded: OnceLock::new(),
             call_names: Box::default(),
             has_with: false,
-            has_attr_assign: false,
+            attr_assigns: 0,
         }
     }
 }
@@ -606,7 +623,14 @@ impl Function {
 
     /// Whether the body assigns an attribute (`x.attr = value`).
     pub fn has_attr_assign(&self) -> bool {
-        self.body.has_attr_assign
+        self.body.attr_assigns & Body::ATTR_ASSIGN != 0
+    }
+
+    /// Whether the body assigns an attribute of something other than the method's instance
+    /// (`app.conf.x = value`, not only `self.x = value`): a scan for the first kind skips, without
+    /// decoding it, a body that has only the second.
+    pub fn has_attr_assign_off_self(&self) -> bool {
+        self.body.attr_assigns & Body::ATTR_ASSIGN_OFF_SELF != 0
     }
 
     /// Whether `ancestor` is `block` or one of the blocks that contain it.
@@ -875,12 +899,22 @@ def f(order, key):
 
 def g():
     print(1)
+
+class Job:
+    def __init__(self, order):
+        self.order = order
+        self.state = \"new\"
 ";
         let catalog = Catalog::new(&[], &[]);
         let file = parse_module("tasks", code, &catalog);
         let facts = file.facts.as_ref().expect("facts");
         let f = facts.functions.iter().find(|f| f.name == "f").expect("f");
         let g = facts.functions.iter().find(|f| f.name == "g").expect("g");
+        let init = facts
+            .functions
+            .iter()
+            .find(|f| f.name == "__init__")
+            .expect("__init__");
 
         // Scans read a body without keeping it decoded.
         let calls = f.peek(|body| body.events.len());
@@ -891,8 +925,10 @@ def g():
         assert!(f.calls_named(|name| name == "async_task"));
         assert!(f.calls_named(|name| name == "helper"));
         assert!(!f.calls_named(|name| name == "print"));
-        assert!(f.has_with() && f.has_attr_assign());
+        assert!(f.has_with() && f.has_attr_assign() && f.has_attr_assign_off_self());
         assert!(!g.has_with() && !g.has_attr_assign());
+        // Only `self`'s attributes: a scan for others skips the body.
+        assert!(init.has_attr_assign() && !init.has_attr_assign_off_self());
 
         // Read whole: blocks, events with their arguments, guards and returns.
         let body = f.body();
