@@ -151,7 +151,7 @@ fn read_calls<'a>(
         let assigns = if self_resolves {
             function.has_attr_assign()
         } else {
-            function.has_attr_assign_off_self()
+            function.may_assign_app_conf()
         };
         let may_set = assigns
             || function.calls_named(|name| {

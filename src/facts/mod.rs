@@ -16,7 +16,7 @@ use thin_vec::ThinVec;
 use ruff_text_size::TextRange;
 
 use crate::catalog::{ArgumentFilter, Catalog};
-use crate::path::{QPath, Sym};
+use crate::path::{Call, QPath, Sym};
 
 pub use extract::extract;
 
@@ -462,16 +462,16 @@ pub(crate) struct Body {
     /// The method names and last path names of the calls, sorted and distinct.
     call_names: Box<[Sym]>,
     has_with: bool,
-    /// [`Body::ATTR_ASSIGN`] and [`Body::ATTR_ASSIGN_OFF_SELF`].
+    /// [`Body::ATTR_ASSIGN`] and [`Body::ATTR_ASSIGN_MAY_CONF`].
     attr_assigns: u8,
 }
 
 impl Body {
     /// The body assigns an attribute (`x.attr = value`).
     const ATTR_ASSIGN: u8 = 1;
-    /// The body assigns an attribute of an object whose path does not start with the name
-    /// `self` (`app.conf.x = ...`, not `self.x = ...`).
-    const ATTR_ASSIGN_OFF_SELF: u8 = 2;
+    /// The body assigns an attribute of an object that may be a Celery app's `conf`
+    /// ([`may_name_conf`]).
+    const ATTR_ASSIGN_MAY_CONF: u8 = 2;
 
     /// Encodes `body`. Its vectors are left to the caller to reuse, except on the path that
     /// cannot happen (an encoding error), which keeps the body itself.
@@ -486,13 +486,8 @@ impl Body {
                 }
                 EventKind::AttrAssign(assign) => {
                     attr_assigns |= Self::ATTR_ASSIGN;
-                    let on_self = assign
-                        .object
-                        .as_ref()
-                        .and_then(|object| object.0.first())
-                        .is_some_and(|head| head.name == "self");
-                    if !on_self {
-                        attr_assigns |= Self::ATTR_ASSIGN_OFF_SELF;
+                    if assign.object.as_ref().is_some_and(may_name_conf) {
+                        attr_assigns |= Self::ATTR_ASSIGN_MAY_CONF;
                     }
                 }
                 EventKind::Guard(_) => {}
@@ -573,6 +568,20 @@ impl std::fmt::Debug for Body {
     }
 }
 
+/// Whether an assigned object's path, as the module wrote it, may name a Celery app's `conf`
+/// once the project resolves it ([`Function::may_assign_app_conf`]). Resolution replaces
+/// a path's last name only when the names before it are plain (`mod.CONF`, `mod.get()`), and
+/// starts from a project module, which `self` is not (the caller checks that).
+fn may_name_conf(object: &QPath) -> bool {
+    let Some((last, before)) = object.0.split_last() else {
+        return false;
+    };
+    last.name == "conf"
+        || (!before.is_empty()
+            && before[0].name != "self"
+            && before.iter().all(|seg| seg.call == Call::No))
+}
+
 thread_local! {
     /// Where bodies are encoded before they are copied out at their exact size.
     static ENCODE_BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -626,11 +635,12 @@ impl Function {
         self.body.attr_assigns & Body::ATTR_ASSIGN != 0
     }
 
-    /// Whether the body assigns an attribute of something other than the method's instance
-    /// (`app.conf.x = value`, not only `self.x = value`): a scan for the first kind skips, without
-    /// decoding it, a body that has only the second.
-    pub fn has_attr_assign_off_self(&self) -> bool {
-        self.body.attr_assigns & Body::ATTR_ASSIGN_OFF_SELF != 0
+    /// Whether the body assigns an attribute of an object that may be a Celery app's `conf`
+    /// (`app.conf.x = ...`, `CONF.x = ...`; not `self.x = ...` nor `order.x = ...` for a local
+    /// `order` read from the database), unless a project module is called `self`: the settings
+    /// scan skips the other bodies without decoding them.
+    pub fn may_assign_app_conf(&self) -> bool {
+        self.body.attr_assigns & Body::ATTR_ASSIGN_MAY_CONF != 0
     }
 
     /// Whether `ancestor` is `block` or one of the blocks that contain it.
@@ -888,6 +898,7 @@ mod tests {
         let code = "\
 from redis import Redis
 from shop.queue import async_task as later
+from proj.celery import CONF
 
 def f(order, key):
     with transaction.atomic():
@@ -904,6 +915,12 @@ class Job:
     def __init__(self, order):
         self.order = order
         self.state = \"new\"
+
+def configure():
+    app.conf.task_acks_late = True
+
+def configure_imported():
+    CONF.task_acks_late = True
 ";
         let catalog = Catalog::new(&[], &[]);
         let file = parse_module("tasks", code, &catalog);
@@ -925,10 +942,16 @@ class Job:
         assert!(f.calls_named(|name| name == "async_task"));
         assert!(f.calls_named(|name| name == "helper"));
         assert!(!f.calls_named(|name| name == "print"));
-        assert!(f.has_with() && f.has_attr_assign() && f.has_attr_assign_off_self());
+        assert!(f.has_with() && f.has_attr_assign());
         assert!(!g.has_with() && !g.has_attr_assign());
-        // Only `self`'s attributes: a scan for others skips the body.
-        assert!(init.has_attr_assign() && !init.has_attr_assign_off_self());
+        // Attributes of a parameter or of `self` cannot be the Celery app's `conf`; those of
+        // `app.conf` or of an imported name can.
+        assert!(!f.may_assign_app_conf());
+        assert!(init.has_attr_assign() && !init.may_assign_app_conf());
+        for name in ["configure", "configure_imported"] {
+            let function = facts.functions.iter().find(|f| f.name == name).expect(name);
+            assert!(function.may_assign_app_conf(), "{name}");
+        }
 
         // Read whole: blocks, events with their arguments, guards and returns.
         let body = f.body();
