@@ -164,6 +164,8 @@ pub fn find_config(start: &Path) -> Result<Option<ConfigFile>, ConfigError> {
 #[derive(Debug, Default)]
 pub struct Overrides {
     pub select: Option<Vec<String>>,
+    /// `--extend-select`: enabled on top of `--select`, or of `select` from the configuration.
+    pub extend_select: Vec<String>,
     pub ignore: Vec<String>,
     /// `--lang`, which wins over `lang` from the configuration.
     pub lang: Option<Lang>,
@@ -188,7 +190,13 @@ impl Settings {
         overrides: &Overrides,
         cwd: &Path,
     ) -> Result<Settings, ConfigError> {
-        for selector in overrides.select.iter().flatten().chain(&overrides.ignore) {
+        for selector in overrides
+            .select
+            .iter()
+            .flatten()
+            .chain(&overrides.extend_select)
+            .chain(&overrides.ignore)
+        {
             if !selector_is_valid(selector) {
                 return Err(ConfigError {
                     path: None,
@@ -209,11 +217,12 @@ impl Settings {
             ),
             None => (cwd.to_path_buf(), None, Options::default()),
         };
-        let select = overrides
+        let mut select = overrides
             .select
             .clone()
             .or(options.select)
             .unwrap_or_else(|| vec!["ALL".to_string()]);
+        select.extend(overrides.extend_select.iter().cloned());
         let mut ignore = options.ignore.unwrap_or_default();
         ignore.extend(overrides.ignore.iter().cloned());
         let enabled = ALL

@@ -228,3 +228,79 @@ fn standard_input_cannot_be_fixed_or_misnamed() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("UTF-8"), "{}", stderr(&out));
 }
+
+#[test]
+fn extend_select_adds_to_the_configured_selection() {
+    let dir = project(&[
+        ("pay.py", UNKEYED),
+        ("mail.py", MAILER),
+        ("twice.toml", "select = [\"TW102\"]\n"),
+    ]);
+    let codes = |args: &[&str]| {
+        let out = twice(dir.path(), args);
+        let mut codes: Vec<String> = stdout(&out)
+            .lines()
+            .filter_map(|line| line.split_whitespace().nth(1).map(str::to_string))
+            .filter(|code| code.starts_with("TW"))
+            .collect();
+        codes.sort();
+        codes
+    };
+    let concise = ["check", "--output-format", "concise", "--quiet"];
+    assert_eq!(codes(&concise), ["TW102"]);
+    let extended = [&concise[..], &["--extend-select", "TW101"]].concat();
+    assert_eq!(codes(&extended), ["TW101", "TW102"]);
+    // On top of `--select` too, and `--ignore` still wins over a less specific selector.
+    let both = [
+        &concise[..],
+        &["--select", "TW101", "--extend-select", "TW1"],
+    ]
+    .concat();
+    assert_eq!(codes(&both), ["TW101", "TW102"]);
+    let ignored = [&extended[..], &["--ignore", "TW101"]].concat();
+    assert_eq!(codes(&ignored), ["TW102"]);
+
+    let out = twice(dir.path(), &["check", "--extend-select", "TW9"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown rule selector `TW9`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn output_file_takes_the_report_and_creates_its_folder() {
+    let dir = project(&[("pay.py", UNKEYED)]);
+    let out = twice(
+        dir.path(),
+        &[
+            "check",
+            "--output-format",
+            "json",
+            "-o",
+            "reports/twice.json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "", "nothing on standard output");
+    let written =
+        std::fs::read_to_string(dir.path().join("reports/twice.json")).expect("the report");
+    let rows: serde_json::Value = serde_json::from_str(&written).expect("JSON");
+    assert_eq!(rows[0]["code"], "TW101", "{written}");
+
+    // Full output in a file has no colour codes unless asked for.
+    let out = twice(dir.path(), &["check", "--output-file", "twice.txt"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = std::fs::read_to_string(dir.path().join("twice.txt")).expect("the report");
+    assert!(text.contains("TW101") && !text.contains('\u{1b}'), "{text}");
+
+    // A path that cannot be a file: exit 2 and say why.
+    let out = twice(dir.path(), &["check", "-o", "pay.py/report.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot write pay.py/report.json"),
+        "{}",
+        stderr(&out)
+    );
+}

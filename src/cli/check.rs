@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::baseline::{Baseline, Outcome, baseline_dir, relative_path};
 use crate::check::{Report, StdinSource, check_with_stdin, display_path};
-use crate::cli::{CheckArgs, ExitStatus};
+use crate::cli::{CheckArgs, ColorChoice, ExitStatus};
 use crate::config::{Overrides, Settings, find_config, read_config};
 use crate::diagnostic::Edit;
 use crate::discover::discover;
@@ -54,6 +54,7 @@ pub fn run(args: &CheckArgs) -> io::Result<ExitStatus> {
     };
     let overrides = Overrides {
         select: args.select.clone(),
+        extend_select: args.extend_select.clone(),
         ignore: args.ignore.clone(),
         lang: args.lang,
     };
@@ -203,10 +204,26 @@ pub fn run(args: &CheckArgs) -> io::Result<ExitStatus> {
             }
         )?;
     }
+    let (mut out, color): (Box<dyn Write>, bool) = match &args.output_file {
+        Some(path) => match create_output_file(path) {
+            Ok(file) => (
+                Box::new(io::BufWriter::new(file)),
+                args.color == ColorChoice::Always,
+            ),
+            Err(error) => {
+                writeln!(
+                    stderr,
+                    "twice: error: cannot write {}: {error}",
+                    path.display()
+                )?;
+                return Ok(ExitStatus::Error);
+            }
+        },
+        None => (Box::new(io::stdout().lock()), args.color.enabled()),
+    };
     drop(stderr);
-    let mut out = io::stdout().lock();
     let options = RenderOptions {
-        color: args.color.enabled(),
+        color,
         summary: !args.quiet,
     };
     if args.statistics {
@@ -220,6 +237,14 @@ pub fn run(args: &CheckArgs) -> io::Result<ExitStatus> {
     // time, so the memory goes back to the system with the process instead.
     std::mem::forget(report);
     Ok(status(failed))
+}
+
+/// `--output-file`: created with its folders, as in ruff.
+fn create_output_file(path: &Path) -> io::Result<std::fs::File> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::File::create(path)
 }
 
 fn usage_error(message: &str) -> io::Result<ExitStatus> {

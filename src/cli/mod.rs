@@ -70,6 +70,9 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Full)]
     pub output_format: OutputFormat,
+    /// Write the diagnostics (or `--statistics`) to this file instead of standard output.
+    #[arg(long, short = 'o', value_name = "PATH")]
+    pub output_file: Option<PathBuf>,
     /// When to use colours.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -77,6 +80,9 @@ pub struct CheckArgs {
     /// configuration.
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     pub select: Option<Vec<String>>,
+    /// Rules to enable on top of `--select`, or of `select` from the configuration.
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub extend_select: Vec<String>,
     /// Rules to disable, on top of `ignore` from the configuration.
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     pub ignore: Vec<String>,
