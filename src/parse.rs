@@ -278,7 +278,7 @@ pub fn parse_text(
             noqa.insert(line, directive);
         }
     }
-    let facts = extract(parsed.suite(), module, is_package, catalog);
+    let facts = extract(parsed.suite(), &text, module, is_package, catalog);
     SourceFile {
         path,
         display,

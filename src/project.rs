@@ -396,12 +396,6 @@ impl<'a> Project<'a> {
         self.modules.get(name).copied()
     }
 
-    /// The source text of a call's callee, for messages: `uuid.uuid4` for `uuid.uuid4()`.
-    pub fn source_name(&self, file: u32, range: TextRange) -> String {
-        let text = self.source_text(file, range);
-        text.split('(').next().unwrap_or(&text).to_string()
-    }
-
     /// The source text of a range without white space, for messages (at most 80 characters).
     pub fn source_text(&self, file: u32, range: TextRange) -> String {
         let text = self
@@ -412,16 +406,7 @@ impl<'a> Project<'a> {
                     .get(range.start().to_usize()..range.end().to_usize())
             })
             .unwrap_or_default();
-        let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        // Line breaks inside brackets leave a space after the opening one: drop it.
-        let collapsed = collapsed
-            .replace("( ", "(")
-            .replace("[ ", "[")
-            .replace("{ ", "{")
-            .replace(" )", ")")
-            .replace(" ]", "]")
-            .replace(" }", "}");
-        collapsed.chars().take(80).collect()
+        crate::facts::display_source(text)
     }
 
     /// The call at an event index of a function.
@@ -1760,12 +1745,10 @@ impl<'a> Project<'a> {
         for value in function.returns() {
             for taint in &value.taint {
                 match taint {
-                    Taint::Nondet { range } => {
-                        summary.returns_nondet.push((
-                            id.file,
-                            *range,
-                            self.source_name(id.file, *range),
-                        ));
+                    Taint::Nondet { range, name } => {
+                        summary
+                            .returns_nondet
+                            .push((id.file, *range, name.as_str().to_string()));
                     }
                     Taint::Call { event } => {
                         if let Some(callee) = self.returned_callee(id, function, *event) {

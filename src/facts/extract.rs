@@ -32,9 +32,16 @@ const MAX_ITEMS: usize = 64;
 const MAX_STRING: usize = 2048;
 
 /// Extracts the facts of one module. `module` is its dotted name.
-pub fn extract(suite: &[Stmt], module: &str, is_package: bool, catalog: &Catalog) -> ModuleFacts {
+pub fn extract(
+    suite: &[Stmt],
+    source: &str,
+    module: &str,
+    is_package: bool,
+    catalog: &Catalog,
+) -> ModuleFacts {
     let mut ex = Extractor {
         catalog,
+        source,
         module: module.to_string(),
         is_package,
         imports: HashMap::default(),
@@ -110,6 +117,8 @@ fn new_function(
 
 struct Extractor<'c> {
     catalog: &'c Catalog,
+    /// The module's text, for the few names facts keep as written.
+    source: &'c str,
     module: String,
     is_package: bool,
     /// Bound name → what it imports, keyed by the interned name like the other name maps.
@@ -1555,8 +1564,17 @@ impl<'e, 'c> Walker<'e, 'c> {
         if let Some(path) = &path {
             let catalog = self.ex.catalog;
             if catalog.is_nondeterministic(path) {
+                // Named as messages show it: `uuid.uuid4` for `uuid.uuid4()`.
+                let range = call.range();
+                let text = super::display_source(
+                    self.ex
+                        .source
+                        .get(range.start().to_usize()..range.end().to_usize())
+                        .unwrap_or_default(),
+                );
                 value.taint.push(Taint::Nondet {
-                    range: call.range(),
+                    range,
+                    name: Sym::new(text.split('(').next().unwrap_or(&text)),
                 });
             } else if let Some(index) = catalog.metadata_index(path) {
                 value.taint.push(Taint::Meta {

@@ -125,12 +125,28 @@ pub enum Lit {
 /// Where a value comes from, as far as keys care. Small and `Copy`: values carry several.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Taint {
-    /// A nondeterministic source call (`uuid.uuid4()`); the source text names it.
-    Nondet { range: TextRange },
+    /// A nondeterministic source call (`uuid.uuid4()`), and how the source text names it (the
+    /// text before its first parenthesis), kept so that nothing reads the file again for it.
+    Nondet { range: TextRange, name: Sym },
     /// Delivery metadata (`self.request.retries`), with its index in the catalog's metadata.
     Meta { range: TextRange, index: u32 },
     /// The result of the call at this event index of the same function (maybe a helper).
     Call { event: u32 },
+}
+
+/// Source text as messages show it: white space collapsed, no space inside brackets, at most
+/// 80 characters.
+pub fn display_source(text: &str) -> String {
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Line breaks inside brackets leave a space after the opening one: drop it.
+    let collapsed = collapsed
+        .replace("( ", "(")
+        .replace("[ ", "[")
+        .replace("{ ", "{")
+        .replace(" )", ")")
+        .replace(" ]", "]")
+        .replace(" }", "}");
+    collapsed.chars().take(80).collect()
 }
 
 /// Gives back the spare capacity of vectors that grew while a module was read (a path grows

@@ -81,9 +81,7 @@ fn nondeterministic_sources(
     let mut found = Vec::new();
     for t in taint {
         match t {
-            Taint::Nondet { range } => {
-                found.push((file, *range, project.source_name(file, *range)))
-            }
+            Taint::Nondet { range, name } => found.push((file, *range, name.as_str().to_string())),
             Taint::Call { event } if file == task.id.file => {
                 let Some(path) = project
                     .call_at(task.id, *event)
