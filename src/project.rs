@@ -1096,10 +1096,11 @@ impl<'a> Project<'a> {
                 }
                 // Class-based Celery tasks: `run` of a class deriving from `Task`.
                 for class in &facts.classes {
-                    let Some(framework) = self.task_class_framework(class, 0) else {
+                    // `run` first: a look-up in the class, where the framework walks its bases.
+                    let Some(&run) = class.methods.get("run") else {
                         continue;
                     };
-                    let Some(&run) = class.methods.get("run") else {
+                    let Some(framework) = self.task_class_framework(class, 0) else {
                         continue;
                     };
                     let mut options = TaskOptions {
