@@ -231,33 +231,32 @@ impl<'a> Project<'a> {
                 modules.insert(facts.module.as_str(), u32::try_from(i).unwrap_or(u32::MAX));
             }
         }
-        let (function_count, class_count) = files
-            .iter()
-            .filter_map(|file| file.facts.as_ref())
-            .fold((0, 0), |(f, c), facts| {
-                (f + facts.functions.len(), c + facts.classes.len())
-            });
-        let mut functions = HashMap::with_capacity_and_hasher(function_count, Default::default());
-        let mut classes = HashMap::with_capacity_and_hasher(class_count, Default::default());
-        for (fi, file) in files.iter().enumerate() {
-            let Some(facts) = &file.facts else { continue };
-            let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
-            for (i, function) in facts.functions.iter().enumerate().skip(1) {
-                if function.parent.is_none() {
-                    functions.insert(
-                        function.qualname.as_str(),
-                        FuncId {
-                            file: file_id,
-                            func: u32::try_from(i).unwrap_or(u32::MAX),
-                        },
-                    );
-                }
-            }
-            for (i, class) in facts.classes.iter().enumerate() {
-                classes.insert(class.qualname.as_str(), (file_id, i));
-            }
-        }
-        let mut project = Project {
+        // The name tables are independent of each other: built side by side.
+        let ((functions, classes), (defined_heads, enqueue_or_app_names)) = rayon::join(
+            || rayon::join(|| function_table(files), || class_table(files)),
+            || {
+                rayon::join(
+                    || defined_heads(files),
+                    || {
+                        catalog.enqueue_function_names().map(|names| {
+                            names_reaching(
+                                files,
+                                names.chain(std::iter::once(crate::settings::CELERY_APP_CLASS)),
+                            )
+                            .into_iter()
+                            .map(Sym::new)
+                            .collect()
+                        })
+                    },
+                )
+            },
+        );
+        let roots = modules
+            .keys()
+            .filter_map(|name| name.split('.').next())
+            .map(Sym::new)
+            .collect();
+        let project = Project {
             files,
             catalog,
             heuristics,
@@ -275,55 +274,19 @@ impl<'a> Project<'a> {
                 .collect(),
             summaries: HashMap::default(),
             transaction_functions: Vec::new(),
-            enqueue_or_app_names: None,
+            enqueue_or_app_names,
             models: Models::default(),
             settings: CelerySettings::default(),
             inferred_types: HashMap::default(),
-            roots: HashSet::default(),
-            defined_heads: HashSet::default(),
+            roots,
+            defined_heads,
             no_reach: std::env::var_os("TWICE_NO_REACH").is_some(),
             canonical_memo: (0..MEMO_SHARDS)
                 .map(|_| std::sync::RwLock::default())
                 .collect(),
         };
-        project.roots = project
-            .modules
-            .keys()
-            .filter_map(|name| name.split('.').next())
-            .map(Sym::new)
-            .collect();
-        // The first names of the `functions` and `classes` keys. Every top-level function, class
-        // and method of a module is named `module.…`, so the head of a module that defines any
-        // is the head of its name; only a module without a name has others.
-        let mut heads = HashSet::default();
-        for facts in files.iter().filter_map(|file| file.facts.as_ref()) {
-            let top_level = facts
-                .functions
-                .iter()
-                .skip(1)
-                .filter(|function| function.parent.is_none())
-                .map(|function| function.qualname.as_str());
-            let mut names =
-                top_level.chain(facts.classes.iter().map(|class| class.qualname.as_str()));
-            if facts.module.is_empty() {
-                heads.extend(
-                    names
-                        .filter_map(|name| name.split('.').next())
-                        .map(Sym::new),
-                );
-            } else if names.next().is_some() {
-                heads.insert(Sym::new(facts.module.split('.').next().unwrap_or_default()));
-            }
-        }
-        project.defined_heads = heads;
-        project.enqueue_or_app_names = catalog.enqueue_function_names().map(|names| {
-            project
-                .names_reaching(names.chain(std::iter::once(crate::settings::CELERY_APP_CLASS)))
-                .into_iter()
-                .map(Sym::new)
-                .collect()
-        });
         timer.lap("  names");
+        let mut project = project;
         project.inferred_types = project.infer_types();
         project.forget_canonical();
         project.find_tasks();
@@ -551,30 +514,6 @@ impl<'a> Project<'a> {
     /// only when a project module, or a definition of a module without a name, is called so.
     pub fn may_resolve_head(&self, name: Sym) -> bool {
         self.is_root(name) || self.defined_heads.contains(&name)
-    }
-
-    /// The names that may stand for a function or class whose name is one of `targets`: the
-    /// targets, and every name a module imports one of those names as (`from m import f as g`),
-    /// through any number of such imports. [`Project::canonical`] changes the last name of a
-    /// call's path only through such an import (other rebindings end the path in `__call__`),
-    /// so a path ending otherwise cannot be canonically one of the targets.
-    fn names_reaching<'t>(&self, targets: impl Iterator<Item = &'t str>) -> HashSet<&'a str> {
-        let mut names: HashSet<&str> = targets.map(crate::intern::intern).collect();
-        loop {
-            let before = names.len();
-            for file in self.files {
-                let Some(facts) = &file.facts else { continue };
-                for (local, target) in facts.imports.iter() {
-                    let last = target.rsplit('.').next().unwrap_or(target);
-                    if names.contains(last) && !names.contains(local) {
-                        names.insert(local);
-                    }
-                }
-            }
-            if names.len() == before {
-                return names;
-            }
-        }
     }
 
     /// Whether a call's path may canonically name one of the catalog's enqueue functions or
@@ -1951,6 +1890,103 @@ impl<'a> Project<'a> {
 
 /// A call twice cannot follow: no name or attribute path (`handlers[kind](...)`,
 /// `getattr(obj, name)(...)`), or a call of a parameter (`callback(...)`).
+/// The names that may stand for a function or class whose name is one of `targets`: the
+/// targets, and every name a module imports one of those names as (`from m import f as g`),
+/// through any number of such imports. [`Project::canonical`] changes the last name of a
+/// call's path only through such an import (other rebindings end the path in `__call__`),
+/// so a path ending otherwise cannot be canonically one of the targets.
+fn names_reaching<'a, 't>(
+    files: &'a [SourceFile],
+    targets: impl Iterator<Item = &'t str>,
+) -> HashSet<&'a str> {
+    let mut names: HashSet<&str> = targets.map(crate::intern::intern).collect();
+    loop {
+        let before = names.len();
+        for file in files {
+            let Some(facts) = &file.facts else { continue };
+            for (local, target) in facts.imports.iter() {
+                let last = target.rsplit('.').next().unwrap_or(target);
+                if names.contains(last) && !names.contains(local) {
+                    names.insert(local);
+                }
+            }
+        }
+        if names.len() == before {
+            return names;
+        }
+    }
+}
+
+/// Top-level functions by qualified name ([`Project::resolve_function`]).
+fn function_table(files: &[SourceFile]) -> HashMap<&str, FuncId> {
+    let count = files
+        .iter()
+        .filter_map(|file| file.facts.as_ref())
+        .map(|facts| facts.functions.len())
+        .sum();
+    let mut functions = HashMap::with_capacity_and_hasher(count, Default::default());
+    for (fi, file) in files.iter().enumerate() {
+        let Some(facts) = &file.facts else { continue };
+        let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
+        for (i, function) in facts.functions.iter().enumerate().skip(1) {
+            if function.parent.is_none() {
+                functions.insert(
+                    function.qualname.as_str(),
+                    FuncId {
+                        file: file_id,
+                        func: u32::try_from(i).unwrap_or(u32::MAX),
+                    },
+                );
+            }
+        }
+    }
+    functions
+}
+
+/// Classes by qualified name, with their file and their index there.
+fn class_table(files: &[SourceFile]) -> HashMap<&str, (u32, usize)> {
+    let count = files
+        .iter()
+        .filter_map(|file| file.facts.as_ref())
+        .map(|facts| facts.classes.len())
+        .sum();
+    let mut classes = HashMap::with_capacity_and_hasher(count, Default::default());
+    for (fi, file) in files.iter().enumerate() {
+        let Some(facts) = &file.facts else { continue };
+        let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
+        for (i, class) in facts.classes.iter().enumerate() {
+            classes.insert(class.qualname.as_str(), (file_id, i));
+        }
+    }
+    classes
+}
+
+/// The first names of the function and class tables' keys. Every top-level function, class
+/// and method of a module is named `module.…`, so the head of a module that defines any is
+/// the head of its name; only a module without a name has others.
+fn defined_heads(files: &[SourceFile]) -> HashSet<Sym> {
+    let mut heads = HashSet::default();
+    for facts in files.iter().filter_map(|file| file.facts.as_ref()) {
+        let top_level = facts
+            .functions
+            .iter()
+            .skip(1)
+            .filter(|function| function.parent.is_none())
+            .map(|function| function.qualname.as_str());
+        let mut names = top_level.chain(facts.classes.iter().map(|class| class.qualname.as_str()));
+        if facts.module.is_empty() {
+            heads.extend(
+                names
+                    .filter_map(|name| name.split('.').next())
+                    .map(Sym::new),
+            );
+        } else if names.next().is_some() {
+            heads.insert(Sym::new(facts.module.split('.').next().unwrap_or_default()));
+        }
+    }
+    heads
+}
+
 fn is_dynamic_call(call: &CallSite) -> bool {
     call.dynamic
 }
