@@ -256,7 +256,7 @@ impl<'a> Project<'a> {
             .filter_map(|name| name.split('.').next())
             .map(Sym::new)
             .collect();
-        let project = Project {
+        let mut project = Project {
             files,
             catalog,
             heuristics,
@@ -286,7 +286,6 @@ impl<'a> Project<'a> {
                 .collect(),
         };
         timer.lap("  names");
-        let mut project = project;
         project.inferred_types = project.infer_types();
         project.forget_canonical();
         project.find_tasks();
