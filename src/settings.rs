@@ -224,9 +224,12 @@ const CONFIG_FROM_OBJECT: &str = "config_from_object";
 fn is_conf(path: &QPath, extra: usize) -> bool {
     let segs = path.segs();
     segs.len() >= 2 + extra
-        && segs[segs.len() - 1 - extra].name == "conf"
+        && segs[segs.len() - 1 - extra].name == CELERY_CONF
         && is_celery_app(&QPath(segs[..segs.len() - 1 - extra].to_vec()))
 }
+
+/// The attribute of a Celery app that holds its settings (`app.conf`).
+pub const CELERY_CONF: &str = "conf";
 
 /// The last name of the paths [`is_celery_app`] accepts.
 pub const CELERY_APP_CLASS: &str = "Celery";

@@ -592,7 +592,7 @@ fn may_name_conf(object: &QPath) -> bool {
     let Some((last, before)) = object.0.split_last() else {
         return false;
     };
-    last.name == "conf"
+    last.name == crate::settings::CELERY_CONF
         || (!before.is_empty()
             && before[0].name != "self"
             && before.iter().all(|seg| seg.call == Call::No))
