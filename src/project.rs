@@ -176,8 +176,8 @@ pub struct Project<'a> {
     pub catalog: &'a Catalog,
     pub heuristics: bool,
     modules: HashMap<&'a str, u32>,
-    functions: HashMap<&'a str, FuncId>,
-    classes: HashMap<&'a str, (u32, usize)>,
+    functions: FunctionTable<'a>,
+    classes: ClassTable<'a>,
     pub tasks: Vec<Task>,
     task_index: HashMap<FuncId, usize>,
     /// Per file, per function: what is computed only when something asks for it.
@@ -233,22 +233,18 @@ impl<'a> Project<'a> {
         }
         // The name tables are independent of each other: built side by side.
         let ((functions, classes), (defined_heads, enqueue_or_app_names)) = rayon::join(
-            || rayon::join(|| function_table(files), || class_table(files)),
+            || name_tables(files),
             || {
-                rayon::join(
-                    || defined_heads(files),
-                    || {
-                        catalog.enqueue_function_names().map(|names| {
-                            names_reaching(
-                                files,
-                                names.chain(std::iter::once(crate::settings::CELERY_APP_CLASS)),
-                            )
-                            .into_iter()
-                            .map(Sym::new)
-                            .collect()
-                        })
-                    },
-                )
+                let enqueue_or_app_names = catalog.enqueue_function_names().map(|names| {
+                    names_reaching(
+                        files,
+                        names.chain(std::iter::once(crate::settings::CELERY_APP_CLASS)),
+                    )
+                    .into_iter()
+                    .map(Sym::new)
+                    .collect()
+                });
+                (defined_heads(files), enqueue_or_app_names)
             },
         );
         let roots = modules
@@ -1916,14 +1912,21 @@ fn names_reaching<'a, 't>(
     }
 }
 
-/// Top-level functions by qualified name ([`Project::resolve_function`]).
-fn function_table(files: &[SourceFile]) -> HashMap<&str, FuncId> {
-    let count = files
+/// Top-level functions by qualified name.
+type FunctionTable<'a> = HashMap<&'a str, FuncId>;
+/// Classes by qualified name, with their file and their index there.
+type ClassTable<'a> = HashMap<&'a str, (u32, usize)>;
+
+/// Top-level functions and classes by qualified name, with their file and their index there.
+fn name_tables(files: &[SourceFile]) -> (FunctionTable<'_>, ClassTable<'_>) {
+    let (function_count, class_count) = files
         .iter()
         .filter_map(|file| file.facts.as_ref())
-        .map(|facts| facts.functions.len())
-        .sum();
-    let mut functions = HashMap::with_capacity_and_hasher(count, Default::default());
+        .fold((0, 0), |(f, c), facts| {
+            (f + facts.functions.len(), c + facts.classes.len())
+        });
+    let mut functions = HashMap::with_capacity_and_hasher(function_count, Default::default());
+    let mut classes = HashMap::with_capacity_and_hasher(class_count, Default::default());
     for (fi, file) in files.iter().enumerate() {
         let Some(facts) = &file.facts else { continue };
         let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
@@ -1938,26 +1941,11 @@ fn function_table(files: &[SourceFile]) -> HashMap<&str, FuncId> {
                 );
             }
         }
-    }
-    functions
-}
-
-/// Classes by qualified name, with their file and their index there.
-fn class_table(files: &[SourceFile]) -> HashMap<&str, (u32, usize)> {
-    let count = files
-        .iter()
-        .filter_map(|file| file.facts.as_ref())
-        .map(|facts| facts.classes.len())
-        .sum();
-    let mut classes = HashMap::with_capacity_and_hasher(count, Default::default());
-    for (fi, file) in files.iter().enumerate() {
-        let Some(facts) = &file.facts else { continue };
-        let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
         for (i, class) in facts.classes.iter().enumerate() {
             classes.insert(class.qualname.as_str(), (file_id, i));
         }
     }
-    classes
+    (functions, classes)
 }
 
 /// The first names of the function and class tables' keys. Every top-level function, class
