@@ -295,6 +295,13 @@ fn output_file_takes_the_report_and_creates_its_folder() {
     let text = std::fs::read_to_string(dir.path().join("twice.txt")).expect("the report");
     assert!(text.contains("TW101") && !text.contains('\u{1b}'), "{text}");
 
+    // Nothing to write there with these: a usage error, not a silently empty file.
+    for other in ["--diff", "--show-files"] {
+        let out = twice(dir.path(), &["check", "-o", "unused.txt", other]);
+        assert_eq!(out.status.code(), Some(2), "{other}");
+        assert!(!dir.path().join("unused.txt").exists());
+    }
+
     // A path that cannot be a file: exit 2 and say why.
     let out = twice(dir.path(), &["check", "-o", "pay.py/report.json"]);
     assert_eq!(out.status.code(), Some(2));

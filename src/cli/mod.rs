@@ -71,7 +71,12 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Full)]
     pub output_format: OutputFormat,
     /// Write the diagnostics (or `--statistics`) to this file instead of standard output.
-    #[arg(long, short = 'o', value_name = "PATH")]
+    #[arg(
+        long,
+        short = 'o',
+        value_name = "PATH",
+        conflicts_with_all = ["diff", "show_files", "write_baseline"]
+    )]
     pub output_file: Option<PathBuf>,
     /// When to use colours.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
