@@ -62,30 +62,31 @@ impl SourceFile {
     /// the parsed text's length and line breaks, so that every offset in the facts still falls
     /// on its line and nothing shows code that was not analysed.
     pub fn text(&self) -> &str {
-        self.text.get_or_init(|| {
-            std::fs::read(&self.path)
-                .ok()
-                .and_then(|bytes| String::from_utf8(bytes).ok())
-                .filter(|text| text.len() == self.parsed_len && hash_text(text) == self.parsed_hash)
-                .unwrap_or_else(|| self.blank_text())
-        })
+        self.text
+            .get_or_init(|| self.read_parsed_text().unwrap_or_else(|| self.blank_text()))
     }
 
     /// Whether [`SourceFile::text`] is the code that was analysed (not a blank stand-in).
     pub fn text_is_current(&self) -> bool {
-        let text = self.text();
-        text.len() == self.parsed_len && hash_text(text) == self.parsed_hash
+        self.is_parsed_text(self.text())
     }
 
     /// Whether the file on disk, read now, is still the text that was analysed. `--fix` asks
     /// this just before it edits: [`SourceFile::text`] may have been read long before.
     pub fn is_unchanged_on_disk(&self) -> bool {
+        self.read_parsed_text().is_some()
+    }
+
+    /// The file read from disk now, if it is still the text that was parsed.
+    fn read_parsed_text(&self) -> Option<String> {
         std::fs::read(&self.path)
             .ok()
             .and_then(|bytes| String::from_utf8(bytes).ok())
-            .is_some_and(|text| {
-                text.len() == self.parsed_len && hash_text(&text) == self.parsed_hash
-            })
+            .filter(|text| self.is_parsed_text(text))
+    }
+
+    fn is_parsed_text(&self, text: &str) -> bool {
+        text.len() == self.parsed_len && hash_text(text) == self.parsed_hash
     }
 
     fn blank_text(&self) -> String {
