@@ -168,6 +168,8 @@ fn check_in_pool<R>(
                 .find_map(|root| path_module_name(&file.path, root))
         })
         .collect();
+    // No more trees are built: the arena's kept pages go back before the project is built.
+    crate::arena::trim();
     timer.lap("parse + facts");
     let project = Project::new(&files, &settings.catalog, settings.heuristics, &path_names);
     timer.lap("project");

@@ -2,6 +2,7 @@
 //!
 //! Data flows one way: files → parsed modules → facts → project model → rules → diagnostics →
 //! renderers.
+pub mod arena;
 pub mod baseline;
 pub mod catalog;
 pub mod check;

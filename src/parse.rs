@@ -259,27 +259,34 @@ pub fn parse_text(
             parsed_hash,
         };
     }
-    let parsed = parse_unchecked_source(&text, PySourceType::Python);
-    let syntax_errors = parsed
-        .errors()
-        .iter()
-        .map(|error| (error.location, error.error.to_string()))
-        .collect();
-    let mut noqa = HashMap::default();
-    for token in parsed.tokens().iter() {
-        if token.kind() != TokenKind::Comment {
-            continue;
-        }
-        let range = token.range();
-        let Some(comment) = text.get(range.start().to_usize()..range.end().to_usize()) else {
-            continue;
-        };
-        if let Some(directive) = parse_noqa(comment) {
-            let line = line_index.line_index(range.start()).get();
-            noqa.insert(line, directive);
-        }
-    }
-    let facts = extract(parsed.suite(), &text, module, is_package, catalog);
+    // The tree is read once, for its facts, and dropped: it is built in a scratch arena.
+    let (syntax_errors, noqa, facts) = crate::arena::scratch(
+        || parse_unchecked_source(&text, PySourceType::Python),
+        |parsed| {
+            let syntax_errors = parsed
+                .errors()
+                .iter()
+                .map(|error| (error.location, error.error.to_string()))
+                .collect();
+            let mut noqa = HashMap::default();
+            for token in parsed.tokens().iter() {
+                if token.kind() != TokenKind::Comment {
+                    continue;
+                }
+                let range = token.range();
+                let Some(comment) = text.get(range.start().to_usize()..range.end().to_usize())
+                else {
+                    continue;
+                };
+                if let Some(directive) = parse_noqa(comment) {
+                    let line = line_index.line_index(range.start()).get();
+                    noqa.insert(line, directive);
+                }
+            }
+            let facts = extract(parsed.suite(), &text, module, is_package, catalog);
+            (syntax_errors, noqa, facts)
+        },
+    );
     SourceFile {
         path,
         display,
