@@ -1,12 +1,17 @@
 //! Property test: mutations of every fixture (a fixed seed, so CI sees the same inputs) never
 //! make twice panic, and every run renders. Mutations cut, duplicate, swap and insert bytes and
-//! lines, including bytes that break UTF-8 and brackets that break the syntax.
+//! lines, including bytes that break UTF-8 and brackets that break the syntax. The test runs
+//! under twice's own allocator, so that the mutants' syntax trees go through the scratch arena
+//! as they do in the binary.
 
 use std::path::{Path, PathBuf};
 
 use twice::check::{StdinSource, check_with_stdin};
 use twice::config::{Overrides, Settings};
 use twice::render::{OutputFormat, render};
+
+#[global_allocator]
+static GLOBAL: twice::arena::Allocator = twice::arena::Allocator;
 
 /// xorshift64*: a small deterministic generator, enough to pick mutations.
 struct Rng(u64);
@@ -113,6 +118,10 @@ fn mutated_fixtures_never_panic() {
     files.sort();
     assert!(files.len() > 30, "fixtures found: {}", files.len());
     let settings = Settings::resolve(None, &Overrides::default(), root).expect("settings");
+    if cfg!(unix) {
+        let in_arena = twice::arena::scratch(|| Box::new(0u8), |b| twice::arena::contains(&**b));
+        assert!(in_arena, "trees should be built in the scratch arena here");
+    }
     let mut rng = Rng(0x7769_6365_5f74_7769);
     let per_file = 100;
     let mut runs = 0;

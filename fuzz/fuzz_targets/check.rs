@@ -1,5 +1,6 @@
 //! The whole check on arbitrary bytes: read as the standard input would be (invalid UTF-8
-//! replaced), analysed, and rendered in every format that has a code frame or fixes.
+//! replaced), analysed, and rendered in every format that has a code frame or fixes. Under
+//! twice's own allocator, so that syntax trees are built in its scratch arena as in the binary.
 #![no_main]
 
 use std::path::{Path, PathBuf};
@@ -9,6 +10,9 @@ use libfuzzer_sys::fuzz_target;
 use twice::check::{StdinSource, check_with_stdin};
 use twice::config::{Overrides, Settings};
 use twice::render::{OutputFormat, render};
+
+#[global_allocator]
+static GLOBAL: twice::arena::Allocator = twice::arena::Allocator;
 
 fn settings() -> &'static Settings {
     static SETTINGS: OnceLock<Settings> = OnceLock::new();
