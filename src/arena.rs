@@ -45,6 +45,8 @@ static LEASED: AtomicU64 = AtomicU64::new(0);
 /// The bump range of the running thread's leased slot; `end == 0` when it has none.
 #[derive(Clone, Copy)]
 struct Bump {
+    /// The slot's first byte.
+    start: usize,
     cursor: usize,
     end: usize,
     /// Some allocation did not fit and went to the general allocator.
@@ -53,10 +55,21 @@ struct Bump {
 
 impl Bump {
     const NONE: Bump = Bump {
+        start: 0,
         cursor: 0,
         end: 0,
         spilled: false,
     };
+
+    /// The whole of the slot at `start`, unused.
+    fn slot(start: usize) -> Bump {
+        Bump {
+            start,
+            cursor: start,
+            end: start + SLOT_BYTES,
+            spilled: false,
+        }
+    }
 }
 
 thread_local! {
@@ -134,6 +147,7 @@ unsafe impl GlobalAlloc for Allocator {
         let mut bump = BUMP.get();
         let addr = ptr as usize;
         if bump.end != 0
+            && addr >= bump.start
             && addr.wrapping_add(layout.size()) == bump.cursor
             && let Some(next) = addr.checked_add(new_size).filter(|&next| next <= bump.end)
         {
@@ -168,11 +182,7 @@ fn region() -> Option<usize> {
         BASE.store(base, Ordering::Release);
         // Whether allocations really come here: make slot 0 the thread's arena (nothing can
         // lease it before the region exists) and look where a box lands.
-        BUMP.set(Bump {
-            cursor: base,
-            end: base + SLOT_BYTES,
-            spilled: false,
-        });
+        BUMP.set(Bump::slot(base));
         let probe = Box::new(0u64);
         BUMP.set(Bump::NONE);
         let installed = in_region(std::ptr::from_ref(&*probe).cast_mut().cast());
@@ -304,16 +314,14 @@ pub fn trim() {
 /// reference, and what it returns is allocated normally.
 pub fn scratch<T, R>(build: impl FnOnce() -> T, read: impl FnOnce(&T) -> R) -> R {
     // Inside another `build` (not done by twice) the outer arena stays in charge.
-    let nested = BUMP.get().end != 0;
-    let Some(mut lease) = Lease::take().filter(|_| !nested) else {
+    if BUMP.get().end != 0 {
+        return read(&build());
+    }
+    let Some(mut lease) = Lease::take() else {
         return read(&build());
     };
     lease.building = true;
-    BUMP.set(Bump {
-        cursor: lease.base,
-        end: lease.base + SLOT_BYTES,
-        spilled: false,
-    });
+    BUMP.set(Bump::slot(lease.base));
     let value = build();
     lease.used = BUMP.get();
     BUMP.set(Bump::NONE);
