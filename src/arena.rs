@@ -76,10 +76,6 @@ thread_local! {
     static BUMP: Cell<Bump> = const { Cell::new(Bump::NONE) };
 }
 
-fn in_region(ptr: *mut u8) -> bool {
-    contains(ptr)
-}
-
 /// Whether `ptr` points into the arena's region (for tests of what lives where).
 pub fn contains<T>(ptr: *const T) -> bool {
     let base = BASE.load(Ordering::Relaxed);
@@ -132,14 +128,14 @@ unsafe impl GlobalAlloc for Allocator {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        if !in_region(ptr) {
+        if !contains(ptr) {
             // SAFETY: not an arena block, so the inner allocator made it.
             unsafe { Inner.dealloc(ptr, layout) }
         }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if !in_region(ptr) {
+        if !contains(ptr) {
             // SAFETY: not an arena block, so the inner allocator made it.
             return unsafe { Inner.realloc(ptr, layout, new_size) };
         }
@@ -185,7 +181,7 @@ fn region() -> Option<usize> {
         BUMP.set(Bump::slot(base));
         let probe = Box::new(0u64);
         BUMP.set(Bump::NONE);
-        let installed = in_region(std::ptr::from_ref(&*probe).cast_mut().cast());
+        let installed = contains(&*probe);
         drop(probe);
         if !installed {
             BASE.store(0, Ordering::Release);
