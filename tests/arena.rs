@@ -4,7 +4,14 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use twice::arena::{contains, scratch, trim};
+use twice::arena::{contains, trim};
+
+/// [`twice::arena::scratch`] for these tests' closures, which keep nothing they allocate
+/// beyond their return value and hold no `Rc` or `Arc`.
+fn scratch<T, R>(build: impl FnOnce() -> T, read: impl FnOnce(&T) -> R) -> R {
+    // SAFETY: see above; every caller below passes such closures.
+    unsafe { twice::arena::scratch(build, read) }
+}
 
 #[global_allocator]
 static GLOBAL: twice::arena::Allocator = twice::arena::Allocator;
