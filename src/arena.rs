@@ -37,6 +37,10 @@ const SLOT_BYTES: usize = 256 << 20;
 /// huge file does not keep its tree's memory for the rest of the run.
 const KEEP_BYTES: usize = 1 << 20;
 
+/// A block of the arena that has to move to grow to this size moves to the general allocator.
+/// Below it, every block of the corpus's trees: the largest tree is 3.9 MB in all.
+const MOVE_OUT_BYTES: usize = 1 << 20;
+
 /// Start of the region, or 0 while (or if) it is not reserved.
 static BASE: AtomicUsize = AtomicUsize::new(0);
 /// Leased slots, one bit each.
@@ -157,8 +161,17 @@ unsafe impl GlobalAlloc for Allocator {
         // SAFETY: `new_size` is non-zero and, rounded to the alignment, fits (the caller's
         // contract for `realloc`).
         let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
-        // SAFETY: as for `alloc`.
-        let new = unsafe { self.alloc(new_layout) };
+        // A big block that has to move leaves the arena: the arena cannot reuse the old copy,
+        // and a vector growing by doubling would leave behind as much as it holds.
+        let new = if new_size >= MOVE_OUT_BYTES && bump.end != 0 {
+            bump.spilled = true;
+            BUMP.set(bump);
+            // SAFETY: as for `alloc`.
+            unsafe { Inner.alloc(new_layout) }
+        } else {
+            // SAFETY: as for `alloc`.
+            unsafe { self.alloc(new_layout) }
+        };
         if !new.is_null() {
             // SAFETY: both blocks are at least `layout.size()` bytes and do not overlap (the new
             // one was just allocated).

@@ -92,6 +92,35 @@ fn blocks_that_grow_in_turns_keep_their_contents() {
 }
 
 #[test]
+fn a_big_block_that_has_to_move_leaves_the_arena() {
+    let _turn = one_at_a_time();
+    let (small_in_arena, big_in_arena, sum) = scratch(
+        || {
+            // Two vectors growing in turns: neither is the last block for long, so each
+            // growth moves; past a megabyte the big one goes to the general allocator.
+            let (mut small, mut big) = (Vec::new(), Vec::new());
+            for i in 0..300_000u64 {
+                big.push(i);
+                if i % 1000 == 0 {
+                    small.push(i);
+                }
+            }
+            (small, big)
+        },
+        |(small, big)| {
+            (
+                contains(small.as_ptr()),
+                contains(big.as_ptr()),
+                big.iter().sum::<u64>(),
+            )
+        },
+    );
+    assert!(small_in_arena);
+    assert!(!big_in_arena, "a 2.4 MB vector should have moved out");
+    assert_eq!(sum, 300_000 * 299_999 / 2);
+}
+
+#[test]
 fn a_block_made_before_and_grown_inside_stays_with_the_general_allocator() {
     let _turn = one_at_a_time();
     let mut outside = vec![1u8; 16];
