@@ -1,5 +1,6 @@
 //! No input makes twice panic, hang or exhaust memory: each case of issue 5 has a test. Cases
-//! run through the library (as `twice check` does) or the binary where exit codes matter.
+//! run through the library (as `twice check` does) or the binary where exit codes matter, under
+//! twice's own allocator, so that syntax trees go through its scratch arena as in the binary.
 
 mod common;
 
@@ -10,6 +11,9 @@ use common::places;
 use twice::check::{Report, check};
 use twice::config::{Overrides, Settings};
 use twice::render::{OutputFormat, render};
+
+#[global_allocator]
+static GLOBAL: twice::arena::Allocator = twice::arena::Allocator;
 
 fn run(paths: &[PathBuf], cwd: &Path, threads: usize) -> Report {
     let settings = Settings::resolve(None, &Overrides::default(), cwd).expect("settings");
