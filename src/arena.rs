@@ -206,6 +206,9 @@ fn region() -> Option<usize> {
 
 #[cfg(unix)]
 fn reserve(bytes: usize) -> Option<usize> {
+    if !leaves_room(bytes as u64, address_space_limit()) {
+        return None;
+    }
     // SAFETY: an anonymous private mapping at an address of the kernel's choosing; no existing
     // memory is affected. `MAP_NORESERVE`: only pages that are touched take memory.
     let ptr = unsafe {
@@ -224,6 +227,26 @@ fn reserve(bytes: usize) -> Option<usize> {
 #[cfg(not(unix))]
 fn reserve(_bytes: usize) -> Option<usize> {
     None
+}
+
+/// Whether reserving `bytes` of address space leaves the rest of the run room under the
+/// process's limit (`ulimit -v`), if it has one: the region may take a quarter of it. Without
+/// this, a limit a little above the region's size would leave too little for everything else.
+fn leaves_room(bytes: u64, limit: Option<u64>) -> bool {
+    limit.is_none_or(|limit| bytes <= limit / 4)
+}
+
+/// The process's address-space limit, if it has one.
+#[cfg(unix)]
+fn address_space_limit() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `getrlimit` only writes the struct it is given.
+    let known = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
+    let current: u64 = limit.rlim_cur;
+    (known && limit.rlim_cur != libc::RLIM_INFINITY).then_some(current)
 }
 
 #[cfg(unix)]
@@ -352,4 +375,18 @@ pub unsafe fn scratch<T, R>(build: impl FnOnce() -> T, read: impl FnOnce(&T) -> 
     }
     drop(lease);
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::leaves_room;
+
+    #[test]
+    fn the_region_takes_at_most_a_quarter_of_an_address_space_limit() {
+        const GIB: u64 = 1 << 30;
+        assert!(leaves_room(16 * GIB, None));
+        assert!(leaves_room(16 * GIB, Some(64 * GIB)));
+        assert!(!leaves_room(16 * GIB, Some(17 * GIB)));
+        assert!(!leaves_room(16 * GIB, Some(8 * GIB)));
+    }
 }
