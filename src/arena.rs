@@ -46,13 +46,12 @@ static BASE: AtomicUsize = AtomicUsize::new(0);
 /// Leased slots, one bit each.
 static LEASED: AtomicU64 = AtomicU64::new(0);
 
-/// The bump range of the running thread's leased slot; `end == 0` when it has none.
+/// The bump range of the running thread's leased slot; `start == 0` when it has none.
 #[derive(Clone, Copy)]
 struct Bump {
     /// The slot's first byte.
     start: usize,
     cursor: usize,
-    end: usize,
     /// Some allocation did not fit and went to the general allocator.
     spilled: bool,
 }
@@ -61,7 +60,6 @@ impl Bump {
     const NONE: Bump = Bump {
         start: 0,
         cursor: 0,
-        end: 0,
         spilled: false,
     };
 
@@ -70,9 +68,18 @@ impl Bump {
         Bump {
             start,
             cursor: start,
-            end: start + SLOT_BYTES,
             spilled: false,
         }
+    }
+
+    /// Whether the thread is building in a slot.
+    fn is_active(self) -> bool {
+        self.start != 0
+    }
+
+    /// One past the slot's last byte.
+    fn end(self) -> usize {
+        self.start + SLOT_BYTES
     }
 }
 
@@ -89,12 +96,12 @@ pub fn contains<T>(ptr: *const T) -> bool {
 /// An allocation from the running thread's arena, if it has one and the block fits.
 fn bump(layout: Layout) -> Option<*mut u8> {
     let mut bump = BUMP.get();
-    if bump.end == 0 {
+    if !bump.is_active() {
         return None;
     }
     let start = bump.cursor.checked_add(layout.align() - 1)? & !(layout.align() - 1);
     match start.checked_add(layout.size()) {
-        Some(next) if next <= bump.end => {
+        Some(next) if next <= bump.end() => {
             bump.cursor = next;
             BUMP.set(bump);
             Some(start as *mut u8)
@@ -146,10 +153,12 @@ unsafe impl GlobalAlloc for Allocator {
         // The last block of the running thread's arena grows or shrinks where it is.
         let mut bump = BUMP.get();
         let addr = ptr as usize;
-        if bump.end != 0
+        if bump.is_active()
             && addr >= bump.start
             && addr.wrapping_add(layout.size()) == bump.cursor
-            && let Some(next) = addr.checked_add(new_size).filter(|&next| next <= bump.end)
+            && let Some(next) = addr
+                .checked_add(new_size)
+                .filter(|&next| next <= bump.end())
         {
             bump.cursor = next;
             BUMP.set(bump);
@@ -163,7 +172,7 @@ unsafe impl GlobalAlloc for Allocator {
         let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
         // A big block that has to move leaves the arena: the arena cannot reuse the old copy,
         // and a vector growing by doubling would leave behind as much as it holds.
-        let new = if new_size >= MOVE_OUT_BYTES && bump.end != 0 {
+        let new = if new_size >= MOVE_OUT_BYTES && bump.is_active() {
             bump.spilled = true;
             BUMP.set(bump);
             // SAFETY: as for `alloc`.
@@ -352,7 +361,7 @@ pub fn trim() {
 /// out. The memory of such an escaped allocation would be handed out again for the next tree.
 pub unsafe fn scratch<T, R>(build: impl FnOnce() -> T, read: impl FnOnce(&T) -> R) -> R {
     // Inside another `build` (not done by twice) the outer arena stays in charge.
-    if BUMP.get().end != 0 {
+    if BUMP.get().is_active() {
         return read(&build());
     }
     let Some(mut lease) = Lease::take() else {
