@@ -127,7 +127,7 @@ fn lookup(name: &str) -> (&'static str, Sym) {
     };
     let slot = hash % RECENT_SLOTS;
     let recent = RECENT.with(|recent| recent.borrow().get(slot).copied());
-    if let Some(found) = recent.filter(|(text, sym)| *text == name && sym.0 != u32::MAX) {
+    if let Some(found) = recent.filter(|(text, sym)| same_text(text, name) && sym.0 != u32::MAX) {
         return found;
     }
     let found = lookup_shared(name, &TABLE[(hash >> 32) % SHARDS]);
@@ -137,6 +137,35 @@ fn lookup(name: &str) -> (&'static str, Sym) {
         }
     });
     found
+}
+
+/// `a == b`, without a call to `memcmp` for names of up to 16 bytes (nearly all): the
+/// comparison of every cache hit, where the call cost more than the bytes compared.
+#[inline]
+fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let len = a.len();
+    // Two overlapping words from each end cover the whole name.
+    let word = |bytes: &[u8], at: usize| -> u64 {
+        let mut buf = [0u8; 8];
+        buf.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_ne_bytes(buf)
+    };
+    let half = |bytes: &[u8], at: usize| -> u32 {
+        let mut buf = [0u8; 4];
+        buf.copy_from_slice(&bytes[at..at + 4]);
+        u32::from_ne_bytes(buf)
+    };
+    match len {
+        0 => true,
+        1..4 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..8 => half(a, 0) == half(b, 0) && half(a, len - 4) == half(b, len - 4),
+        8..=16 => word(a, 0) == word(b, 0) && word(a, len - 8) == word(b, len - 8),
+        _ => a == b,
+    }
 }
 
 fn lookup_shared(name: &str, shard: &RwLock<HashMap<&'static str, Sym>>) -> (&'static str, Sym) {
@@ -177,6 +206,38 @@ fn store(sym: Sym, text: &'static str) {
 #[cfg(test)]
 mod tests {
     use super::{Sym, intern};
+
+    #[test]
+    fn names_compare_by_every_byte() {
+        let names = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abcde",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefghi",
+            "abcdefghijklmno",
+            "abcdefghijklmnop",
+            "abcdefghijklmnopq",
+            "abcdefghijklmnopqrstuvwxyz",
+        ];
+        for a in names {
+            for b in names {
+                assert_eq!(super::same_text(a, b), a == b, "{a:?} {b:?}");
+            }
+            // The same length, one byte changed anywhere.
+            for at in 0..a.len() {
+                let mut changed = a.as_bytes().to_vec();
+                changed[at] ^= 1;
+                let changed = String::from_utf8(changed).expect("ascii");
+                assert!(!super::same_text(a, &changed), "{a:?} {changed:?}");
+                assert!(super::same_text(a, &String::from(a)));
+            }
+        }
+    }
 
     #[test]
     fn interning_returns_one_copy() {
