@@ -137,6 +137,9 @@ enum PatSeg {
     Any,
     Name {
         glob: Box<str>,
+        /// The name when `glob` has no wildcard: compared as a number, not as text (patterns
+        /// are matched against nearly every call of the checked code).
+        literal: Option<Sym>,
         call: PatCall,
     },
 }
@@ -145,7 +148,7 @@ enum PatSeg {
 enum PatCall {
     Either,
     Required,
-    Str(Box<str>),
+    Str(Sym),
 }
 
 impl Pattern {
@@ -162,7 +165,7 @@ impl Pattern {
                     let call = if inner.is_empty() {
                         PatCall::Required
                     } else {
-                        PatCall::Str(inner.into())
+                        PatCall::Str(Sym::new(inner))
                     };
                     (&part[..open], call)
                 }
@@ -170,6 +173,7 @@ impl Pattern {
             };
             segs.push(PatSeg::Name {
                 glob: name.into(),
+                literal: (!name.contains('*')).then(|| Sym::new(name)),
                 call,
             });
         }
@@ -228,16 +232,27 @@ fn matches_from(pat: &[PatSeg], path: &[Seg]) -> bool {
     match pat.split_first() {
         None => path.is_empty(),
         Some((PatSeg::Any, rest)) => (0..=path.len()).any(|skip| matches_from(rest, &path[skip..])),
-        Some((PatSeg::Name { glob, call }, rest)) => {
+        Some((
+            PatSeg::Name {
+                glob,
+                literal,
+                call,
+            },
+            rest,
+        )) => {
             let Some((seg, path_rest)) = path.split_first() else {
                 return false;
+            };
+            let name_ok = match literal {
+                Some(name) => seg.name == *name,
+                None => glob_match(glob, &seg.name),
             };
             let call_ok = match call {
                 PatCall::Either => true,
                 PatCall::Required => seg.call != Call::No,
-                PatCall::Str(s) => matches!(&seg.call, Call::Str(got) if **got == **s),
+                PatCall::Str(s) => seg.call == Call::Str(*s),
             };
-            call_ok && glob_match(glob, &seg.name) && matches_from(rest, path_rest)
+            name_ok && call_ok && matches_from(rest, path_rest)
         }
     }
 }
