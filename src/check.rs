@@ -118,6 +118,7 @@ fn check_in_pool<R>(
         discovered.files.retain(|file| absolute(file) != replaced);
     }
     let names = module_names(&discovered.files);
+    timer.lap("module names");
     let mut files: Vec<SourceFile> = discovered
         .files
         .par_iter()
@@ -132,6 +133,7 @@ fn check_in_pool<R>(
             )
         })
         .collect();
+    timer.lap("parse + facts");
     if let Some(stdin) = stdin {
         let (module, is_package) = if stdin.path == Path::new("-") {
             ("stdin".to_string(), false)
@@ -161,7 +163,7 @@ fn check_in_pool<R>(
         })
         .collect();
     let path_names: Vec<Option<String>> = files
-        .iter()
+        .par_iter()
         .map(|file| {
             roots
                 .iter()
@@ -170,7 +172,7 @@ fn check_in_pool<R>(
         .collect();
     // No more trees are built: the arena's kept pages go back before the project is built.
     crate::arena::trim();
-    timer.lap("parse + facts");
+    timer.lap("path names");
     let project = Project::new(&files, &settings.catalog, settings.heuristics, &path_names);
     timer.lap("project");
     let enabled = |code: &str| settings.is_enabled(code);
