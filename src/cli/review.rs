@@ -70,7 +70,7 @@ pub fn run(args: &ReviewArgs) -> io::Result<ExitStatus> {
                 .any(|f| std::path::absolute(f).is_ok_and(|f| changed.contains(&f)))
         });
     }
-    let mut out = io::stdout().lock();
+    let mut out = io::BufWriter::new(io::stdout().lock());
     render_review_in(&mut out, &reviews, args.format, args.color.enabled(), lang)?;
     out.flush()?;
     if args.format == crate::render::review::ReviewFormat::Markdown {
