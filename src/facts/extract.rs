@@ -1526,7 +1526,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             .and_then(Value::as_str)
             .filter(|s| s.len() <= 64)
             .map(crate::path::Sym::new);
-        let path = func.path.clone().map(|mut path| {
+        let path = func.path.take().map(|mut path| {
             if let Some(last) = path.0.last_mut() {
                 last.call = match first_str {
                     Some(s) => Call::Str(s),
