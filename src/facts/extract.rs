@@ -367,9 +367,9 @@ impl<'e, 'c> Walker<'e, 'c> {
             .chain(&def.parameters.args)
             .chain(&def.parameters.kwonlyargs);
         for (i, param) in all.enumerate() {
-            let name = param.parameter.name.as_str().to_string();
+            let name = param.parameter.name.as_str();
             if i == 0 && self.class.is_some() && !is_static {
-                self.self_name = Some(name.clone());
+                self.self_name = Some(name.to_string());
             }
             let annotation = param
                 .parameter
@@ -384,7 +384,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
                 value.path = Some(instance);
             }
-            let sym = Sym::new(&name);
+            let sym = Sym::new(name);
             self.params.insert(sym, value);
             params.push(Param {
                 name: sym.as_str(),
@@ -395,8 +395,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             .into_iter()
             .flatten()
         {
-            let name = extra.name.as_str().to_string();
-            let sym = Sym::new(&name);
+            let sym = Sym::new(extra.name.as_str());
             self.params.insert(sym, Value::default());
             params.push(Param {
                 name: sym.as_str(),
