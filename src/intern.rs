@@ -228,13 +228,13 @@ mod tests {
             for b in names {
                 assert_eq!(super::same_text(a, b), a == b, "{a:?} {b:?}");
             }
+            assert!(super::same_text(a, &String::from(a)));
             // The same length, one byte changed anywhere.
             for at in 0..a.len() {
                 let mut changed = a.as_bytes().to_vec();
                 changed[at] ^= 1;
                 let changed = String::from_utf8(changed).expect("ascii");
                 assert!(!super::same_text(a, &changed), "{a:?} {changed:?}");
-                assert!(super::same_text(a, &String::from(a)));
             }
         }
     }
