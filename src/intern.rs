@@ -7,7 +7,7 @@
 //! large project); a run is one process, so nothing is ever freed early.
 
 use rustc_hash::FxHashMap as HashMap;
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{OnceLock, RwLock};
@@ -38,9 +38,10 @@ const RECENT_SLOTS: usize = 4096;
 
 thread_local! {
     /// The names seen lately, one per slot by hash: a file names the same few hundred
-    /// identifiers over and over, so most lookups end here without touching a lock.
-    static RECENT: RefCell<Box<[(&'static str, Sym)]>> =
-        RefCell::new(vec![("", Sym(u32::MAX)); RECENT_SLOTS].into_boxed_slice());
+    /// identifiers over and over, so most lookups end here without touching a lock. Constant
+    /// and zeroed (empty slots are `None`), so a lookup reads it with no first-use check.
+    static RECENT: [Cell<Option<(&'static str, Sym)>>; RECENT_SLOTS] =
+        const { [const { Cell::new(None) }; RECENT_SLOTS] };
 }
 
 impl Sym {
@@ -126,16 +127,12 @@ fn lookup(name: &str) -> (&'static str, Sym) {
         rustc_hash::FxBuildHasher.hash_one(name) as usize
     };
     let slot = hash % RECENT_SLOTS;
-    let recent = RECENT.with(|recent| recent.borrow().get(slot).copied());
-    if let Some(found) = recent.filter(|(text, sym)| same_text(text, name) && sym.0 != u32::MAX) {
+    let recent = RECENT.with(|recent| recent[slot].get());
+    if let Some(found) = recent.filter(|(text, _)| same_text(text, name)) {
         return found;
     }
     let found = lookup_shared(name, &TABLE[(hash >> 32) % SHARDS]);
-    RECENT.with(|recent| {
-        if let Some(entry) = recent.borrow_mut().get_mut(slot) {
-            *entry = found;
-        }
-    });
+    RECENT.with(|recent| recent[slot].set(Some(found)));
     found
 }
 
