@@ -363,7 +363,7 @@ pub struct Catalog {
     pub transactions: Transactions,
     pub models: Models,
     pub celery_settings: CelerySettingsSpec,
-    pure: Pure,
+    pure: PureNames,
     binders: PatternSet<()>,
     pub orm: Orm,
     guards: Guards,
@@ -466,6 +466,14 @@ struct Vocabulary {
 pub struct Pure {
     functions: rustc_hash::FxHashSet<String>,
     methods: rustc_hash::FxHashSet<String>,
+}
+
+/// [`Pure`] interned: looked up for nearly every call of the checked code, by the symbol the
+/// call's name already has.
+#[derive(Debug)]
+struct PureNames {
+    functions: rustc_hash::FxHashSet<Sym>,
+    methods: rustc_hash::FxHashSet<Sym>,
 }
 
 #[derive(Deserialize)]
@@ -978,7 +986,10 @@ impl Catalog {
             },
             models: raw.models,
             celery_settings: raw.celery_settings,
-            pure: raw.pure,
+            pure: PureNames {
+                functions: raw.pure.functions.iter().map(|n| Sym::new(n)).collect(),
+                methods: raw.pure.methods.iter().map(|n| Sym::new(n)).collect(),
+            },
             binders: pattern_set(&raw.binders.calls),
             orm: raw.orm,
             guards: raw.guards,
@@ -1133,10 +1144,13 @@ impl Catalog {
 
     /// Whether a call can be left out of the facts: a builtin called by its bare name, or a
     /// method that neither reaches effects nor writes state.
-    pub fn is_pure_call(&self, bare_function: Option<&str>, method: &str) -> bool {
-        match bare_function {
-            Some(name) => self.pure.functions.contains(name),
-            None => self.pure.methods.contains(method),
+    /// Whether a call of `name` never matters to a rule: a bare function (`len(x)`) when
+    /// `bare`, else a method (`x.strip()`).
+    pub fn is_pure_call(&self, bare: bool, name: Sym) -> bool {
+        if bare {
+            self.pure.functions.contains(&name)
+        } else {
+            self.pure.methods.contains(&name)
         }
     }
 

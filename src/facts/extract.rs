@@ -1507,16 +1507,15 @@ impl<'e, 'c> Walker<'e, 'c> {
         };
         // Builtins and pure methods: no event, no helper to follow.
         let pure = match &*call.func {
-            Expr::Name(name) => {
-                let id = name.id.as_str();
+            Expr::Name(_) => {
                 !self.locals.contains_key(&method)
                     && !self.ex.top_level.contains(&method)
                     && !self.ex.imports.contains_key(&method)
-                    && self.ex.catalog.is_pure_call(Some(id), id)
+                    && self.ex.catalog.is_pure_call(true, method)
             }
             Expr::Attribute(attr) => {
                 !matches!(&*attr.value, Expr::Name(n) if Some(n.id.as_str()) == self.self_name.as_deref())
-                    && self.ex.catalog.is_pure_call(None, attr.attr.as_str())
+                    && self.ex.catalog.is_pure_call(false, method)
             }
             _ => false,
         };
