@@ -1142,10 +1142,9 @@ impl Catalog {
         self.binders.find(path).is_some()
     }
 
-    /// Whether a call can be left out of the facts: a builtin called by its bare name, or a
-    /// method that neither reaches effects nor writes state.
-    /// Whether a call of `name` never matters to a rule: a bare function (`len(x)`) when
-    /// `bare`, else a method (`x.strip()`).
+    /// Whether a call of `name` can be left out of the facts: when `bare`, a builtin called by
+    /// its bare name (`len(x)`), else a method that neither reaches effects nor writes state
+    /// (`x.strip()`).
     pub fn is_pure_call(&self, bare: bool, name: Sym) -> bool {
         if bare {
             self.pure.functions.contains(&name)
