@@ -133,7 +133,6 @@ fn check_in_pool<R>(
             )
         })
         .collect();
-    timer.lap("parse + facts");
     if let Some(stdin) = stdin {
         let (module, is_package) = if stdin.path == Path::new("-") {
             ("stdin".to_string(), false)
@@ -151,6 +150,7 @@ fn check_in_pool<R>(
         ));
         files.sort_by(|a, b| a.path.cmp(&b.path));
     }
+    timer.lap("parse + facts");
     let roots: Vec<PathBuf> = paths
         .iter()
         .chain(stdin.map(|s| &s.path).filter(|p| *p != Path::new("-")))
