@@ -173,24 +173,58 @@ pub fn load(
     )
 }
 
-/// The starts of the lines after the first, as LEB128 differences from the previous start.
-fn encode_line_starts(index: &LineIndex) -> Box<[u8]> {
-    let mut bytes = Vec::with_capacity(index.line_count());
-    let mut previous = 0u32;
-    for start in index.line_starts().iter().skip(1) {
-        let mut delta = start.to_u32().wrapping_sub(previous);
-        previous = start.to_u32();
+/// The starts of the lines after the first, as LEB128 differences from the previous start. Lines
+/// end as [`LineIndex`] ends them (`\n`, `\r\n` or a lone `\r`), found the same way, but written
+/// straight into the encoding: the index itself is built only for files with a diagnostic.
+fn encode_line_starts(text: &str) -> Box<[u8]> {
+    let bytes = text.as_bytes();
+    // A byte a line for lines under 128 bytes: nearly all of them.
+    let mut encoded = Vec::with_capacity(bytes.len() / 32 + 1);
+    let mut previous = 0usize;
+    for at in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+        if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') {
+            continue;
+        }
+        let start = at + 1;
+        let mut delta = start - previous;
+        previous = start;
         loop {
             let low = (delta & 0x7f) as u8;
             delta >>= 7;
             if delta == 0 {
-                bytes.push(low);
+                encoded.push(low);
                 break;
             }
-            bytes.push(low | 0x80);
+            encoded.push(low | 0x80);
         }
     }
-    bytes.into_boxed_slice()
+    encoded.into_boxed_slice()
+}
+
+/// One-based line numbers of increasing offsets, read from encoded line starts: for the few
+/// comments that hold a `# noqa`, without a line index.
+struct LineFinder<I: Iterator<Item = usize>> {
+    /// The starts of the lines after the current one.
+    starts: std::iter::Peekable<I>,
+    line: usize,
+}
+
+impl<I: Iterator<Item = usize>> LineFinder<I> {
+    /// From the starts of the lines after the first ([`decode_line_starts`]).
+    fn new(starts: I) -> LineFinder<I> {
+        LineFinder {
+            starts: starts.peekable(),
+            line: 1,
+        }
+    }
+
+    /// The line of `offset`, which is not before the offset asked last.
+    fn line(&mut self, offset: usize) -> usize {
+        while self.starts.next_if(|&start| start <= offset).is_some() {
+            self.line += 1;
+        }
+        self.line
+    }
 }
 
 fn decode_line_starts(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
@@ -232,7 +266,7 @@ pub fn parse_text(
     catalog: &Catalog,
     keep_text: bool,
 ) -> SourceFile {
-    let line_index = LineIndex::from_source_text(&text);
+    let line_starts = encode_line_starts(&text);
     let (parsed_len, parsed_hash) = (text.len(), hash_text(&text));
     let kept = |text: String| {
         let lock = OnceLock::new();
@@ -248,7 +282,7 @@ pub fn parse_text(
         return SourceFile {
             path,
             display,
-            line_starts: encode_line_starts(&line_index),
+            line_starts,
             line_index: OnceLock::new(),
             facts: None,
             syntax_errors: vec![(TextRange::empty(at), why)],
@@ -266,6 +300,7 @@ pub fn parse_text(
             .map(|error| (error.location, error.error.to_string()))
             .collect();
         let mut noqa = HashMap::default();
+        let mut lines = LineFinder::new(decode_line_starts(&line_starts));
         for token in parsed.tokens().iter() {
             if token.kind() != TokenKind::Comment {
                 continue;
@@ -275,7 +310,7 @@ pub fn parse_text(
                 continue;
             };
             if let Some(directive) = parse_noqa(comment) {
-                let line = line_index.line_index(range.start()).get();
+                let line = lines.line(range.start().to_usize());
                 noqa.insert(line, directive);
             }
         }
@@ -292,7 +327,7 @@ pub fn parse_text(
     SourceFile {
         path,
         display,
-        line_starts: encode_line_starts(&line_index),
+        line_starts,
         line_index: OnceLock::new(),
         facts: Some(facts),
         syntax_errors,
@@ -476,7 +511,7 @@ mod tests {
         let long = "x".repeat(20_000);
         let text = format!("a = 1\r\nb = 2\rc = 3\n\n{long}\n# é\nend");
         let index = LineIndex::from_source_text(&text);
-        let bytes = encode_line_starts(&index);
+        let bytes = encode_line_starts(&text);
         let decoded: Vec<usize> = decode_line_starts(&bytes).collect();
         let expected: Vec<usize> = index.line_starts()[1..]
             .iter()
@@ -485,6 +520,12 @@ mod tests {
         assert_eq!(decoded, expected);
         // One byte for a short line, three for the 20 000-byte one.
         assert_eq!(bytes.len(), expected.len() + 2);
+        // Every offset is on the line the index puts it on, end of text included.
+        let mut lines = LineFinder::new(decode_line_starts(&bytes));
+        for offset in 0..=text.len() {
+            let at = TextSize::try_from(offset).expect("small");
+            assert_eq!(lines.line(offset), index.line_index(at).get(), "{offset}");
+        }
     }
 
     #[test]
