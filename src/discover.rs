@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use globset::GlobSet;
 use ignore::WalkBuilder;
+use rayon::slice::ParallelSliceMut;
 
 /// Directories that never hold the project's own code.
 const SKIPPED_DIRS: &[&str] = &[
@@ -98,7 +99,9 @@ pub fn discover(paths: &[PathBuf], exclude: &GlobSet, root: &Path) -> Discovered
         errors.extend(found_errors);
     }
     errors.sort();
-    files.sort();
+    // Sorted on all cores: paths compare component by component, and on Django the sort took a
+    // fifth of the walk's instructions, on one core after the walk's threads had finished.
+    files.par_sort();
     files.dedup();
     Discovered { files, errors }
 }
