@@ -190,7 +190,10 @@ impl Pattern {
     /// The literal last name, when there is one: patterns are indexed by it.
     pub fn last_literal(&self) -> Option<&str> {
         match self.segs.last()? {
-            PatSeg::Name { glob, .. } if !glob.contains('*') => Some(glob),
+            PatSeg::Name {
+                literal: Some(name),
+                ..
+            } => Some(name.as_str()),
             _ => None,
         }
     }
