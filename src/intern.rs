@@ -175,6 +175,12 @@ fn lookup_shared(name: &str, shard: &RwLock<HashMap<&'static str, Sym>>) -> (&'s
     if let Some(found) = known {
         return found;
     }
+    // The table and the names outlive any tree being read in the scratch arena.
+    crate::arena::outside(|| insert(name, shard))
+}
+
+/// Adds `name` to the table, unless another thread just did.
+fn insert(name: &str, shard: &RwLock<HashMap<&'static str, Sym>>) -> (&'static str, Sym) {
     let mut table = shard
         .write()
         .unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -317,12 +317,19 @@ pub fn parse_text(
         let facts = extract(parsed.suite(), &text, module, is_package, catalog);
         (syntax_errors, noqa, facts)
     };
-    // The tree is read once, for its facts, and dropped: it is built in a scratch arena.
+    // The tree is read once, for its facts, and dropped: it is built, and its facts worked out,
+    // in a scratch arena; the facts are then copied out.
     // SAFETY: the parser keeps nothing between calls (no statics, caches or thread-locals that
     // allocate; checked in ruff_python_parser 0.0.10 and its dependencies), its `Parsed` holds
-    // no `Rc`/`Arc`, and `read` copies what it keeps (error messages, noqa directives, facts).
+    // no `Rc`/`Arc`. Extraction's only stores that outlive a file, the interner and the encoding
+    // buffer, fill themselves `outside` the arena; the facts hold no `Rc`/`Arc`, and their
+    // `Clone` copies every allocation.
     let (syntax_errors, noqa, facts) = unsafe {
-        crate::arena::scratch(|| parse_unchecked_source(&text, PySourceType::Python), read)
+        crate::arena::scratch(
+            || parse_unchecked_source(&text, PySourceType::Python),
+            read,
+            Clone::clone,
+        )
     };
     SourceFile {
         path,

@@ -4,13 +4,14 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use twice::arena::{contains, trim};
+use twice::arena::{contains, outside, trim};
 
 /// [`twice::arena::scratch`] for these tests' closures, which keep nothing they allocate
-/// beyond their return value and hold no `Rc` or `Arc`.
-fn scratch<T, R>(build: impl FnOnce() -> T, read: impl FnOnce(&T) -> R) -> R {
+/// beyond their return value and hold no `Rc` or `Arc`; what `read` returns is kept by its
+/// `Clone`, which copies every allocation for the types used here.
+fn scratch<T, R: Clone>(build: impl FnOnce() -> T, read: impl FnOnce(&T) -> R) -> R {
     // SAFETY: see above; every caller below passes such closures.
-    unsafe { twice::arena::scratch(build, read) }
+    unsafe { twice::arena::scratch(build, read, R::clone) }
 }
 
 #[global_allocator]
@@ -47,6 +48,93 @@ fn what_build_makes_is_in_the_arena_and_what_read_returns_is_not() {
         assert_eq!(last, format!("word-{seed}-999"));
     }
     assert_eq!(copied, "word-1-999");
+}
+
+#[test]
+fn what_read_makes_is_in_the_arena_and_what_keep_copies_is_not() {
+    let _turn = one_at_a_time();
+    let (read_in_arena, kept) = scratch(
+        || build_words(2, 10),
+        |words| {
+            let made: Vec<String> = words.iter().map(|w| format!("{w}-read")).collect();
+            let in_arena = contains(made.as_ptr()) && made.iter().all(|w| contains(w.as_ptr()));
+            (in_arena, made)
+        },
+    );
+    assert!(read_in_arena, "what read makes should live in the arena");
+    assert!(!contains(kept.as_ptr()) && kept.iter().all(|w| !contains(w.as_ptr())));
+    // Later trees reuse the slot; the copy must not change.
+    for seed in 0..50 {
+        scratch(
+            || build_words(seed, 1000),
+            |words| words.iter().map(|w| format!("{w}-read")).count(),
+        );
+    }
+    assert_eq!(kept.len(), 10);
+    assert_eq!(kept[9], "word-2-9-read");
+}
+
+#[test]
+fn names_interned_while_reading_live_outside_the_arena() {
+    let _turn = one_at_a_time();
+    // Enough new names that the interner's table grows while a tree is read.
+    let names: Vec<String> = (0..5000).map(|i| format!("arena-test-name-{i}")).collect();
+    let (interned, any_in_arena) = scratch(
+        || build_words(4, 10),
+        |_| {
+            let interned: Vec<&'static str> =
+                names.iter().map(|n| twice::intern::intern(n)).collect();
+            let any_in_arena = interned.iter().any(|n| contains(n.as_ptr()));
+            (interned, any_in_arena)
+        },
+    );
+    assert!(!any_in_arena, "the interner's names must outlive the tree");
+    for seed in 0..20 {
+        scratch(|| build_words(seed, 5000), |words| words.len());
+    }
+    for (name, text) in names.iter().zip(&interned) {
+        assert_eq!(name, text);
+        // The table still finds each name as the same interned text.
+        assert!(std::ptr::eq(twice::intern::intern(name), *text));
+    }
+}
+
+#[test]
+fn outside_allocates_in_the_general_allocator_and_gives_the_arena_back() {
+    let _turn = one_at_a_time();
+    let (before, during, after) = scratch(
+        || (),
+        |()| {
+            let before = Box::new(1u64);
+            let during = outside(|| Box::new(2u64));
+            let after = Box::new(3u64);
+            (contains(&*before), contains(&*during), contains(&*after))
+        },
+    );
+    assert_eq!((before, during, after), (true, false, true));
+}
+
+#[test]
+fn a_panic_while_reading_is_caught_and_its_message_survives() {
+    let _turn = one_at_a_time();
+    let caught = std::panic::catch_unwind(|| {
+        scratch(
+            || build_words(8, 100),
+            |words| -> usize {
+                let partial: Vec<String> = words.iter().map(|w| format!("{w}!")).collect();
+                panic!("read boom {}", std::hint::black_box(partial.len() - 31))
+            },
+        )
+    });
+    for seed in 0..20 {
+        scratch(
+            || build_words(seed, 2000),
+            |words| words.iter().map(|w| format!("{w}?")).count(),
+        );
+    }
+    let payload = caught.expect_err("the panic should reach catch_unwind");
+    let message = payload.downcast_ref::<String>().map(String::as_str);
+    assert_eq!(message, Some("read boom 69"));
 }
 
 #[test]

@@ -11,6 +11,12 @@ use twice::config::{Overrides, Settings};
 use twice::render::{OutputFormat, render};
 use twice::rules::ALL;
 
+/// The fixtures are checked under twice's own allocator, as the binary checks code: syntax
+/// trees and the reading of their facts go through the scratch arena, which debug builds
+/// overwrite after each file, so a fact that escaped it would change these results.
+#[global_allocator]
+static GLOBAL: twice::arena::Allocator = twice::arena::Allocator;
+
 fn fixtures_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("resources/test/fixtures")
 }

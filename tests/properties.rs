@@ -119,9 +119,10 @@ fn mutated_fixtures_never_panic() {
     assert!(files.len() > 30, "fixtures found: {}", files.len());
     let settings = Settings::resolve(None, &Overrides::default(), root).expect("settings");
     if cfg!(unix) {
-        // SAFETY: the box is the only allocation and is not kept.
-        let in_arena =
-            unsafe { twice::arena::scratch(|| Box::new(0u8), |b| twice::arena::contains(&**b)) };
+        // SAFETY: the box is the only allocation and is not kept; a `bool` is kept.
+        let in_arena = unsafe {
+            twice::arena::scratch(|| Box::new(0u8), |b| twice::arena::contains(&**b), |b| *b)
+        };
         assert!(in_arena, "trees should be built in the scratch arena here");
     }
     let mut rng = Rng(0x7769_6365_5f74_7769);

@@ -149,62 +149,6 @@ pub fn display_source(text: &str) -> String {
     collapsed.chars().take(80).collect()
 }
 
-/// Gives back the spare capacity of vectors that grew while a module was read (a path grows
-/// a segment at a time): facts live for the whole run, and most of them are small.
-trait Shrink {
-    fn shrink(&mut self);
-}
-
-impl Shrink for QPath {
-    fn shrink(&mut self) {
-        self.0.shrink_to_fit();
-    }
-}
-
-impl<T: Shrink> Shrink for Option<T> {
-    fn shrink(&mut self) {
-        if let Some(inner) = self {
-            inner.shrink();
-        }
-    }
-}
-
-impl<T: Shrink> Shrink for Box<T> {
-    fn shrink(&mut self) {
-        (**self).shrink();
-    }
-}
-
-impl<T: Shrink> Shrink for Vec<T> {
-    fn shrink(&mut self) {
-        self.shrink_to_fit();
-        self.iter_mut().for_each(Shrink::shrink);
-    }
-}
-
-impl<K, T: Shrink> Shrink for (K, T) {
-    fn shrink(&mut self) {
-        self.1.shrink();
-    }
-}
-
-impl Shrink for Value {
-    fn shrink(&mut self) {
-        self.path.shrink();
-        self.taint.shrink_to_fit();
-        self.first_arg.shrink();
-        if let Some(call) = &mut self.call {
-            call.args.shrink();
-            call.keywords.shrink();
-        }
-        match &mut self.lit {
-            Lit::Dict(items) => items.shrink(),
-            Lit::Seq(items) => items.shrink(),
-            _ => {}
-        }
-    }
-}
-
 /// The same for the calls kept with class-body values (`models.CharField(max_length=20)`),
 /// and those inside displays (`constraints = [UniqueConstraint(...)]`).
 fn drop_unread_class_arguments(value: &mut Value, catalog: &Catalog) {
@@ -239,31 +183,15 @@ impl ModuleFacts {
         }
     }
 
+    /// Gives back the spare capacity of the module variables' table, which [`Clone`] keeps:
+    /// every vector is copied out at its exact size ([`crate::parse`] keeps a copy of the facts
+    /// made in the scratch arena).
     pub(crate) fn shrink(&mut self) {
-        self.vars.values_mut().for_each(Shrink::shrink);
         self.vars.shrink_to_fit();
-        for class in &mut self.classes {
-            class.attrs.values_mut().for_each(Shrink::shrink);
-            class.attrs.shrink_to_fit();
-            class.bases.shrink();
-            class.keywords.shrink();
-        }
-        self.classes.shrink_to_fit();
-        for function in &mut self.functions {
-            for param in &mut function.params {
-                param.annotation.shrink();
-            }
-            for decorator in &mut function.decorators {
-                decorator.path.shrink();
-                decorator.args.shrink();
-                decorator.keywords.shrink();
-            }
-        }
-        self.functions.shrink_to_fit();
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ModuleFacts {
     pub module: String,
     pub is_package: bool,
@@ -282,7 +210,7 @@ pub struct ModuleFacts {
 /// A module's imports: local binding → qualified name, both interned, sorted by binding. Modules
 /// import the same names over and over (`models`, `django.db.models`): a hash map of strings
 /// per module cost about seven times as much.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Imports(Box<[(Sym, Sym)]>);
 
 impl Imports {
@@ -389,7 +317,7 @@ impl<'m, V> IntoIterator for &'m SmallMap<V> {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Class {
     pub name: String,
     pub qualname: String,
@@ -405,13 +333,13 @@ pub struct Class {
     pub methods: SmallMap<usize>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Param {
     pub name: &'static str,
     pub annotation: Option<QPath>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Decorator {
     pub range: TextRange,
     pub path: Option<QPath>,
@@ -430,7 +358,7 @@ impl Decorator {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Function {
     pub name: String,
     pub qualname: String,
@@ -446,7 +374,7 @@ pub struct Function {
 }
 
 /// What a function does, in order: its blocks, its events and what it returns.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FunctionBody {
     pub blocks: Vec<Block>,
     pub events: Vec<Event>,
@@ -472,6 +400,7 @@ impl Default for FunctionBody {
 /// follow calls from there: most bodies of a large project are never read again after the
 /// project-wide scans, which decode them for a moment ([`Function::peek`]) or skip them by
 /// [`Function::calls_named`]. Kept as structures, they were half the memory of a run.
+#[derive(Clone)]
 pub(crate) struct Body {
     encoded: Box<[u8]>,
     decoded: OnceLock<Box<FunctionBody>>,
@@ -520,7 +449,8 @@ impl Body {
         let encoded = ENCODE_BUFFER
             .with_borrow_mut(|buffer| {
                 if buffer.is_empty() {
-                    buffer.resize(ENCODE_BUFFER_SIZE, 0);
+                    // Kept for the thread's next bodies, past the tree being read.
+                    crate::arena::outside(|| buffer.resize(ENCODE_BUFFER_SIZE, 0));
                 }
                 let len =
                     postcard::serialize_with_flavor(&*body, Encoder { buffer, len: 0 }).ok()?;
@@ -755,13 +685,13 @@ impl Function {
     }
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Block {
     pub parent: Option<u32>,
     pub kind: BlockKind,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum BlockKind {
     Body,
     Branch {
@@ -782,14 +712,14 @@ pub enum BlockKind {
     Deferred,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Event {
     pub order: u32,
     pub block: u32,
     pub kind: EventKind,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum EventKind {
     Call(Box<CallSite>),
     Guard(Box<Guard>),
@@ -797,7 +727,7 @@ pub enum EventKind {
     AttrAssign(Box<AttrAssign>),
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CallSite {
     pub range: TextRange,
     pub func_range: TextRange,
@@ -887,14 +817,14 @@ impl CallSite {
     }
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Guard {
     pub range: TextRange,
     pub test: GuardTest,
     pub exit: Exit,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum GuardTest {
     /// `if x.flag:`, `if x.status == "sent":`, `.exists()`, `cache.get(k)`.
     DoneCheck,
@@ -922,7 +852,7 @@ pub enum Exit {
     Continue,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct AttrAssign {
     pub range: TextRange,
     /// The resolved path of the object written to (`celery.Celery().conf` for `app.conf.x = 1`).
