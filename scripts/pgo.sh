@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds twice with profile-guided optimisation, the way release binaries and wheels are built:
+# Builds twice with profile-guided optimisation, for release binaries and wheels:
 # an instrumented build checks the bundled examples, the rule fixtures and a generated project
 # (scripts/gen_project.py), and the final build is laid out for the paths those runs took.
 # The benchmark corpus is not used for training, so the benchmark measures code the profile
