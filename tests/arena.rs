@@ -30,15 +30,17 @@ fn build_words(seed: usize, count: usize) -> Vec<String> {
     (0..count).map(|i| format!("word-{seed}-{i}")).collect()
 }
 
+/// Whether a vector of strings and every string in it live in the arena.
+fn all_in_arena(words: &[String]) -> bool {
+    contains(words.as_ptr()) && words.iter().all(|w| contains(w.as_ptr()))
+}
+
 #[test]
-fn what_build_makes_is_in_the_arena_and_what_read_returns_is_not() {
+fn what_build_makes_is_in_the_arena_and_what_is_kept_is_not() {
     let _turn = one_at_a_time();
     let (in_arena, copied) = scratch(
         || build_words(1, 1000),
-        |words| {
-            let in_arena = contains(words.as_ptr()) && words.iter().all(|w| contains(w.as_ptr()));
-            (in_arena, words[999].clone())
-        },
+        |words| (all_in_arena(words), words[999].clone()),
     );
     assert!(in_arena, "the built value should live in the arena");
     assert!(!contains(copied.as_ptr()), "the result should not");
@@ -57,8 +59,7 @@ fn what_read_makes_is_in_the_arena_and_what_keep_copies_is_not() {
         || build_words(2, 10),
         |words| {
             let made: Vec<String> = words.iter().map(|w| format!("{w}-read")).collect();
-            let in_arena = contains(made.as_ptr()) && made.iter().all(|w| contains(w.as_ptr()));
-            (in_arena, made)
+            (all_in_arena(&made), made)
         },
     );
     assert!(read_in_arena, "what read makes should live in the arena");
