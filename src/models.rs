@@ -265,7 +265,7 @@ impl Models {
             };
             let Some(path) = &call.path else { continue };
             let is_query = call.method.as_str() == "query";
-            let is_delete = is_delete_method(call.method.as_str());
+            let is_delete = project.catalog.orm.is_delete(call.method.as_str());
             if !is_query && !is_delete {
                 continue;
             }
@@ -304,7 +304,7 @@ impl Models {
                 let mut deleted = Vec::new();
                 let functions = file.facts.as_ref().map_or(&[][..], |f| &f.functions[..]);
                 for function in functions {
-                    if function.calls_named(|name| is_delete_method(&name)) {
+                    if function.calls_named(|name| project.catalog.orm.is_delete(&name)) {
                         function.peek(|body| self.deletions_in(project, body, &mut deleted));
                     }
                 }
@@ -327,7 +327,7 @@ impl Models {
                     continue;
                 };
                 let deletes = class.methods.values().filter_map(|&m| facts.functions.get(m)).any(|function| {
-                    function.events().iter().any(|e| matches!(&e.kind, EventKind::Call(c) if matches!(c.method.as_str(), "delete" | "adelete")))
+                    function.events().iter().any(|e| matches!(&e.kind, EventKind::Call(c) if project.catalog.orm.is_delete(c.method.as_str())))
                 });
                 if deletes {
                     self.deleted.insert(i);
@@ -335,11 +335,6 @@ impl Models {
             }
         }
     }
-}
-
-/// Methods that delete rows: `queryset.delete()`, `session.query(Model).delete()`.
-fn is_delete_method(name: &str) -> bool {
-    matches!(name, "delete" | "adelete" | "_raw_delete")
 }
 
 /// The ORM a class is a model of, through its bases (`bases`: what each class's bases name,
@@ -487,7 +482,10 @@ fn collect(project: &Project, class: &Class, model: &mut Model, depth: u32) {
             Orm::SqlAlchemy => {
                 let canonical = project.canonical(path).dotted();
                 let is_column = spec.sqlalchemy_columns.contains(&canonical)
-                    || matches!(field_class, "Column" | "mapped_column");
+                    || spec
+                        .sqlalchemy_columns
+                        .iter()
+                        .any(|c| c.rsplit('.').next() == Some(field_class));
                 if is_column && (flag("unique") || flag("primary_key")) {
                     model.unique_sets.push(vec![name.clone()]);
                 }

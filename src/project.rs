@@ -1238,9 +1238,7 @@ impl<'a> Project<'a> {
                 deferred_to_commit: false,
             });
         }
-        let (receiver, _) = canonical.0.split_last()?;
-        let receiver_path = QPath(canonical.0[..canonical.0.len() - 1].to_vec());
-        let _ = receiver;
+        let receiver_path = QPath(canonical.0.split_last()?.1.to_vec());
         // `task.delay(...)`, `actor.send(...)`: a method of a task object.
         if let Some(id) = self.resolve_function(&receiver_path, Some(caller))
             && let Some(task) = self.task(id)
@@ -1266,7 +1264,12 @@ impl<'a> Project<'a> {
             });
         }
         // Celery's enqueue methods on a task the project does not define still enqueue.
-        if matches!(method, "delay" | "apply_async") && !self.is_task_path(canonical, caller) {
+        if self
+            .catalog
+            .framework(Framework::Celery)
+            .is_some_and(|spec| spec.enqueue_methods.iter().any(|m| m == method))
+            && !self.is_task_path(canonical, caller)
+        {
             return Some(CallClass::Enqueue {
                 deferred_to_commit: false,
             });
@@ -1355,9 +1358,8 @@ impl<'a> Project<'a> {
             return None;
         }
         let written = call.path.as_ref();
-        if canonical.contains("objects")
-            || canonical.contains("_default_manager")
-            || written.is_some_and(|p| p.contains("objects") || p.contains("_default_manager"))
+        if self.catalog.orm.through_manager(canonical)
+            || written.is_some_and(|p| self.catalog.orm.through_manager(p))
             || receiver == "self" && self.is_project_path(canonical)
         {
             return None;
@@ -1407,26 +1409,20 @@ impl<'a> Project<'a> {
 
     /// ORM writes, and cache or Redis writes that record a done state.
     pub fn is_state_write(&self, call: &CallSite) -> bool {
-        if is_state_write(call) {
+        if call
+            .path
+            .as_ref()
+            .is_some_and(|path| self.catalog.orm.is_write(call.method.as_str(), path))
+        {
             return true;
         }
         // A related manager (`bill.billinglog_set.create(...)`, `order.payments.update(...)`).
         if let Some(receiver) = call.receiver.map(Sym::as_str)
             && (receiver.ends_with("_set") || self.models.is_related_name(receiver))
-            && matches!(
-                call.method.as_str(),
-                "create"
-                    | "acreate"
-                    | "get_or_create"
-                    | "update_or_create"
-                    | "bulk_create"
-                    | "update"
-                    | "delete"
-                    | "add"
-                    | "set"
-                    | "remove"
-                    | "clear"
-            )
+            && self
+                .catalog
+                .orm
+                .is_related_manager_write(call.method.as_str())
         {
             return true;
         }
@@ -1704,7 +1700,7 @@ impl<'a> Project<'a> {
                 .path
                 .as_ref()
                 .and_then(QPath::last_name)
-                .is_some_and(|m| matches!(m, "exists" | "aexists"))
+                .is_some_and(|m| self.catalog.orm.is_exists(m))
             {
                 summary.returns_done_check = true;
             }
@@ -2057,30 +2053,6 @@ pub fn call_label(call: &CallSite) -> String {
 
 fn short_label(dotted: &str) -> String {
     dotted.to_string()
-}
-
-/// ORM and cache writes that record state: `.save()`, queryset `.update()`, `create`...
-pub fn is_state_write(call: &CallSite) -> bool {
-    let method = call.method.as_str();
-    let Some(path) = &call.path else { return false };
-    let orm_chain = || {
-        path.contains("objects")
-            || path.contains("_default_manager")
-            || path.0.iter().any(|s| {
-                s.call != Call::No
-                    && matches!(
-                        s.name.as_str(),
-                        "filter" | "exclude" | "all" | "select_for_update"
-                    )
-            })
-    };
-    match method {
-        "save" | "asave" => true,
-        "update" | "aupdate" | "delete" | "adelete" | "bulk_update" => orm_chain(),
-        "create" | "acreate" | "get_or_create" | "update_or_create" | "bulk_create"
-        | "aget_or_create" | "aupdate_or_create" | "abulk_create" => orm_chain(),
-        _ => false,
-    }
 }
 
 /// How the key of a catalog sink is passed in a call.

@@ -155,7 +155,7 @@ fn read_calls<'a>(
         };
         let may_set = assigns
             || function.calls_named(|name| {
-                is_conf_update(&name) || project.may_name_enqueue_or_app_by(name)
+                is_conf_update(project, &name) || project.may_name_enqueue_or_app_by(name)
             });
         if !may_set {
             continue;
@@ -171,7 +171,7 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
         match &event.kind {
             EventKind::Call(call) => {
                 let Some(path) = &call.path else { continue };
-                let conf_update = is_conf_update(call.method.as_str());
+                let conf_update = is_conf_update(project, call.method.as_str());
                 if !conf_update && !project.may_name_enqueue_or_app(path) {
                     continue;
                 }
@@ -212,9 +212,14 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
     }
 }
 
-/// `app.conf.update(...)` and `app.conf.setdefault(...)` set several settings at once.
-fn is_conf_update(method: &str) -> bool {
-    matches!(method, "update" | "setdefault")
+/// Whether `app.conf.<method>(...)` sets several settings at once (`update`, `setdefault`).
+fn is_conf_update(project: &Project, method: &str) -> bool {
+    project
+        .catalog
+        .celery_settings
+        .conf_update_methods
+        .iter()
+        .any(|m| m == method)
 }
 
 /// The app method that loads settings from a module or class.

@@ -337,6 +337,8 @@ pub struct FrameworkSpec {
     pub time_limits: Vec<TimeLimitSpec>,
     /// The framework's own bound on a run, in seconds, when the task sets none.
     pub default_time_limit: Option<i64>,
+    /// The method a task calls to retry itself (`self.retry(...)`).
+    pub retry_method: Option<String>,
 }
 
 #[derive(Debug)]
@@ -357,6 +359,7 @@ pub struct Catalog {
     pub registry: Registry,
     pub locks: Vec<LockApi>,
     pub lock_release: LockRelease,
+    pub set_if_absent: SetIfAbsent,
     pub lock_extension: LockExtension,
     pub state_writes: StateWrites,
     pub writes: Writes,
@@ -416,6 +419,7 @@ struct RawCatalog {
     registry: RawRegistry,
     lock: Vec<LockApi>,
     lock_release: LockRelease,
+    set_if_absent: RawSetIfAbsent,
     lock_extension: LockExtension,
     state_writes: StateWrites,
     writes: RawWrites,
@@ -437,19 +441,76 @@ struct RawArguments {
     read_by_rules: Vec<String>,
 }
 
-/// The ORM's vocabulary: managers, row-returning and loading methods.
+/// The ORM's vocabulary: managers, row-returning and loading methods, and the methods that
+/// save, create, delete and test rows.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Orm {
     pub managers: Vec<String>,
     pub row_methods: Vec<String>,
     pub loaders: Vec<String>,
+    save_methods: Vec<String>,
+    create_methods: Vec<String>,
+    insert_methods: Vec<String>,
+    delete_methods: Vec<String>,
+    exists_methods: Vec<String>,
+    write_methods: Vec<String>,
+    queryset_methods: Vec<String>,
+    related_manager_writes: Vec<String>,
+}
+
+impl Orm {
+    /// Whether `path` goes through a model's manager (`Order.objects...`).
+    pub fn through_manager(&self, path: &QPath) -> bool {
+        self.managers.iter().any(|m| path.contains(m))
+    }
+
+    pub fn is_save(&self, method: &str) -> bool {
+        self.save_methods.iter().any(|m| m == method)
+    }
+
+    pub fn is_create(&self, method: &str) -> bool {
+        self.create_methods.iter().any(|m| m == method)
+    }
+
+    pub fn is_insert(&self, method: &str) -> bool {
+        self.insert_methods.iter().any(|m| m == method)
+    }
+
+    pub fn is_delete(&self, method: &str) -> bool {
+        self.delete_methods.iter().any(|m| m == method)
+    }
+
+    pub fn is_exists(&self, method: &str) -> bool {
+        self.exists_methods.iter().any(|m| m == method)
+    }
+
+    /// Whether a call of `method` on `path` writes rows: a save, or a write method on a
+    /// manager or a queryset.
+    pub fn is_write(&self, method: &str, path: &QPath) -> bool {
+        if self.is_save(method) {
+            return true;
+        }
+        self.write_methods.iter().any(|m| m == method)
+            && (self.through_manager(path)
+                || path.0.iter().any(|seg| {
+                    seg.call != crate::path::Call::No
+                        && self.queryset_methods.iter().any(|m| *m == *seg.name)
+                }))
+    }
+
+    /// Whether `method` writes when called on a related manager.
+    pub fn is_related_manager_write(&self, method: &str) -> bool {
+        self.related_manager_writes.iter().any(|m| m == method)
+    }
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct Guards {
     done_check_methods: Vec<String>,
+    integrity_errors: Vec<String>,
+    insert_methods: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -588,6 +649,7 @@ pub struct Models {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct CelerySettingsSpec {
     pub old_names: HashMap<String, String>,
+    pub conf_update_methods: Vec<String>,
     pub visibility_timeouts: HashMap<String, i64>,
 }
 
@@ -697,6 +759,31 @@ impl TimeUnit {
 #[serde(deny_unknown_fields)]
 pub struct LockRelease {
     pub methods: Vec<String>,
+}
+
+/// Calls whose result tells whether this run took a key first: by method, or by a keyword set
+/// to true. Looked up for every call, so held as symbols.
+#[derive(Debug)]
+pub struct SetIfAbsent {
+    methods: Box<[Sym]>,
+    keywords: Box<[Sym]>,
+}
+
+impl SetIfAbsent {
+    pub fn is_method(&self, name: Sym) -> bool {
+        self.methods.contains(&name)
+    }
+
+    pub fn is_keyword(&self, name: Sym) -> bool {
+        self.keywords.contains(&name)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSetIfAbsent {
+    methods: Vec<String>,
+    keywords: Vec<String>,
 }
 
 /// What a lock call says of its expiry.
@@ -816,11 +903,6 @@ struct RawFramework {
     app: Option<AppSpec>,
     delivery: Option<String>,
     retries: Option<String>,
-    #[serde(default)]
-    #[expect(
-        dead_code,
-        reason = "documents the retry method in the data; Celery's is the only one read"
-    )]
     retry_method: Option<String>,
 }
 
@@ -899,6 +981,7 @@ impl Catalog {
                 call_enqueues: fw.call_enqueues,
                 time_limits: fw.time_limits,
                 default_time_limit: fw.default_time_limit,
+                retry_method: fw.retry_method,
                 app: fw.app,
                 delivery: fw.delivery,
                 retries: fw.retries,
@@ -965,6 +1048,20 @@ impl Catalog {
                 })
                 .collect(),
             lock_release: raw.lock_release,
+            set_if_absent: SetIfAbsent {
+                methods: raw
+                    .set_if_absent
+                    .methods
+                    .iter()
+                    .map(|n| Sym::new(n))
+                    .collect(),
+                keywords: raw
+                    .set_if_absent
+                    .keywords
+                    .iter()
+                    .map(|n| Sym::new(n))
+                    .collect(),
+            },
             lock_extension: raw.lock_extension,
             state_writes: raw.state_writes,
             writes: Writes {
@@ -1104,6 +1201,16 @@ impl Catalog {
     /// Whether a method's result, tested by a guard, is a done-check.
     pub fn is_done_check(&self, method: &str) -> bool {
         self.guards.done_check_methods.iter().any(|m| m == method)
+    }
+
+    /// Whether an exception class (its last name) is a unique constraint's violation.
+    pub fn is_integrity_error(&self, name: &str) -> bool {
+        self.guards.integrity_errors.iter().any(|e| e == name)
+    }
+
+    /// Whether a method inserts rows, for the insert an `except IntegrityError` protects.
+    pub fn is_insert(&self, method: &str) -> bool {
+        self.guards.insert_methods.iter().any(|m| m == method)
     }
 
     /// Whether an enqueue method waits for the commit itself (`delay_on_commit`).

@@ -525,7 +525,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                 let body = self.push_block(block, BlockKind::Loop);
                 let item = Value {
                     taint: iter.taint.clone(),
-                    path: iter.path.as_ref().and_then(row_of_queryset),
+                    path: iter
+                        .path
+                        .as_ref()
+                        .and_then(|path| row_of_queryset(path, &self.ex.catalog.orm.managers)),
                     ..Value::default()
                 };
                 self.bind(&stmt_for.target, &item, body);
@@ -621,9 +624,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                 Some(expr) => self.pure(expr).path.into_iter().collect(),
                 None => Vec::new(),
             };
-            let catches_integrity = catches
-                .iter()
-                .any(|p| p.last_name() == Some("IntegrityError"));
+            let catches_integrity = catches.iter().any(|p| {
+                p.last_name()
+                    .is_some_and(|n| self.ex.catalog.is_integrity_error(n))
+            });
             let handler_block = self.push_block(block, BlockKind::Handler { catches });
             if let Some(name) = &handler.name {
                 self.set_local(name.as_str(), Value::default());
@@ -644,17 +648,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .find_map(|event| match &event.kind {
                         EventKind::Call(call)
                             if self.blocks_within(event.block, body)
-                                && matches!(
-                                    call.method.as_str(),
-                                    "create"
-                                        | "acreate"
-                                        | "save"
-                                        | "asave"
-                                        | "get_or_create"
-                                        | "bulk_create"
-                                        | "execute"
-                                        | "insert"
-                                ) =>
+                                && self.ex.catalog.is_insert(call.method.as_str()) =>
                         {
                             Some(call.range)
                         }
@@ -1593,11 +1587,15 @@ impl<'e, 'c> Walker<'e, 'c> {
                     event: u32::try_from(self.events.len()).unwrap_or(u32::MAX),
                 });
             }
-            let method = path.last_name().unwrap_or_default();
-            let nx = keywords
-                .iter()
-                .any(|(k, v)| &**k == "nx" && v.as_bool() == Some(true));
-            if nx || matches!(method, "setnx" | "add" | "acquire") {
+            let set_if_absent = &catalog.set_if_absent;
+            if path
+                .0
+                .last()
+                .is_some_and(|seg| set_if_absent.is_method(seg.name))
+                || keywords
+                    .iter()
+                    .any(|(k, v)| set_if_absent.is_keyword(*k) && v.as_bool() == Some(true))
+            {
                 value.flags |= Value::MARKER;
             }
         }
@@ -1650,8 +1648,11 @@ impl<'e, 'c> Walker<'e, 'c> {
 }
 
 /// `Order.objects.filter(...)` iterated: each item is an `Order` (an instance, `Order()`).
-fn row_of_queryset(path: &QPath) -> Option<QPath> {
-    let at = path.0.iter().position(|s| s.name == "objects")?;
+fn row_of_queryset(path: &QPath, managers: &[String]) -> Option<QPath> {
+    let at = path
+        .0
+        .iter()
+        .position(|s| managers.iter().any(|m| *m == *s.name))?;
     let mut row = QPath(path.0[..at].to_vec());
     let last = row.0.last_mut()?;
     last.call = Call::Any;

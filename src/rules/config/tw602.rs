@@ -114,6 +114,10 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         }
     }
     // Literal countdowns of enqueues and retries, anywhere in the project.
+    let retry_method = project
+        .catalog
+        .framework(Framework::Celery)
+        .and_then(|spec| spec.retry_method.as_deref());
     for (id, function) in project.all_functions() {
         for (index, event) in function.events().iter().enumerate() {
             let EventKind::Call(call) = &event.kind else {
@@ -126,7 +130,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
                 project.call_class(id, index),
                 Some(CallClass::Enqueue { .. })
             );
-            if !(enqueue || call.method.as_str() == "retry") {
+            if !(enqueue || retry_method.is_some_and(|m| m == call.method.as_str())) {
                 continue;
             }
             let Some(seconds) = project.constant(countdown).and_then(|v| v.as_int()) else {

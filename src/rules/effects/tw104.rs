@@ -1,5 +1,6 @@
 use ruff_text_size::{TextRange, TextSize};
 
+use crate::catalog::Orm;
 use crate::diagnostic::{Edit, Fix};
 use crate::facts::{CallSite, EventKind};
 use crate::i18n::{Lang, tr};
@@ -58,7 +59,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let EventKind::Call(call) = &event.kind else {
             continue;
         };
-        if !matches!(call.method.as_str(), "save" | "asave")
+        if !checker.project.catalog.orm.is_save(call.method.as_str())
             || call.keyword("update_fields").is_some()
             || call.star_kwargs
         {
@@ -72,7 +73,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         {
             continue;
         }
-        if !loaded_from_database(call, &checker.project.catalog.orm.loaders) {
+        if !loaded_from_database(call, &checker.project.catalog.orm) {
             continue;
         }
         let Some(var) = &call.receiver_var.map(Sym::as_str) else {
@@ -108,15 +109,15 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     }
 }
 
-fn loaded_from_database(call: &CallSite, loaders: &[String]) -> bool {
+fn loaded_from_database(call: &CallSite, orm: &Orm) -> bool {
     let Some(path) = &call.path else { return false };
     let receiver = &path.0[..path.0.len().saturating_sub(1)];
     receiver
         .iter()
-        .any(|seg| seg.call != Call::No && loaders.iter().any(|l| l == seg.name.as_str()))
+        .any(|seg| seg.call != Call::No && orm.loaders.iter().any(|l| l == seg.name.as_str()))
         && !receiver
             .iter()
-            .any(|seg| seg.call != Call::No && matches!(seg.name.as_str(), "create" | "acreate"))
+            .any(|seg| seg.call != Call::No && orm.is_create(seg.name.as_str()))
 }
 
 /// Inserts `update_fields=[...]` before the closing parenthesis of the call.

@@ -90,6 +90,7 @@ fn dedup_models(project: &Project, task: &TaskView) -> Vec<usize> {
             .iter()
             .position(|e| matches!(&e.kind, EventKind::Call(c) if c.range == range))
     };
+    let orm = &project.catalog.orm;
     let mut found = Vec::new();
     let mut created = Vec::new();
     let mut checked = Vec::new();
@@ -104,13 +105,14 @@ fn dedup_models(project: &Project, task: &TaskView) -> Vec<usize> {
                 }
                 _ => {}
             },
-            EventKind::Call(call) => match call.method.as_str() {
-                "create" | "acreate" | "get_or_create" | "bulk_create" => {
-                    created.extend(model_of(index))
+            EventKind::Call(call) => {
+                let method = call.method.as_str();
+                if orm.is_exists(method) {
+                    checked.extend(model_of(index));
+                } else if orm.is_insert(method) {
+                    created.extend(model_of(index));
                 }
-                "exists" | "aexists" => checked.extend(model_of(index)),
-                _ => {}
-            },
+            }
             EventKind::AttrAssign(_) => {}
         }
     }

@@ -53,6 +53,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let project = checker.project;
     let lang = checker.lang;
     let function = task.function;
+    let orm = &project.catalog.orm;
     let mut found: Vec<(TextRange, String)> = Vec::new();
     for (index, event) in function.events().iter().enumerate() {
         if function.is_deferred(event.block) || project.is_guarded(task.id, index) {
@@ -68,14 +69,14 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 let loaded = assign
                     .object
                     .as_ref()
-                    .is_some_and(|p| p.contains("objects") || p.contains("get_object_or_404"));
+                    .is_some_and(|p| orm.through_manager(p) || p.contains("get_object_or_404"));
                 let increment = assign.augmented || assign.value.flags & Value::ACCUMULATES != 0;
                 if !loaded || !increment {
                     continue;
                 }
                 // The write happens when the object is saved.
                 let saved = function.events()[index + 1..].iter().any(|e| {
-                    matches!(&e.kind, EventKind::Call(c) if matches!(c.method.as_str(), "save" | "asave") && c.receiver_var.map(crate::path::Sym::as_str) == Some(&*assign.var))
+                    matches!(&e.kind, EventKind::Call(c) if orm.is_save(c.method.as_str()) && c.receiver_var.map(crate::path::Sym::as_str) == Some(&*assign.var))
                 });
                 if saved {
                     found.push((
@@ -106,7 +107,7 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
     let writes = &project.catalog.writes;
     let path = call.path.as_ref()?;
     let method = call.method.as_str();
-    let orm = path.contains("objects") || path.contains("_default_manager");
+    let orm = project.catalog.orm.through_manager(path);
     match method {
         "update" | "aupdate" if orm => {
             let (field, _) = call
