@@ -65,19 +65,42 @@ pub struct Task {
     pub declared_at: TextRange,
 }
 
+/// A task's options: inherited from its `base=` class or its classes' bases first, then its
+/// own (decorator keywords, class attributes); the last one set wins.
 #[derive(Debug, Default)]
 pub struct TaskOptions {
     pub bind: bool,
-    pub options: Vec<(String, Value)>,
+    options: Vec<TaskOption>,
+}
+
+#[derive(Debug)]
+struct TaskOption {
+    name: String,
+    value: Value,
+    /// The file the option is set in: a base class's may be another module.
+    file: u32,
 }
 
 impl TaskOptions {
     pub fn get(&self, name: &str) -> Option<&Value> {
+        self.get_in(name).map(|(_, value)| value)
+    }
+
+    /// The option and the file that sets it.
+    pub fn get_in(&self, name: &str) -> Option<(u32, &Value)> {
         self.options
             .iter()
             .rev()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v)
+            .find(|option| option.name == name)
+            .map(|option| (option.file, &option.value))
+    }
+
+    fn push(&mut self, name: &str, value: &Value, file: u32) {
+        self.options.push(TaskOption {
+            name: name.to_string(),
+            value: value.clone(),
+            file,
+        });
     }
 }
 
@@ -1011,8 +1034,15 @@ impl<'a> Project<'a> {
                         let framework = catalog.task_decorator(&canonical).or_else(wrapped);
                         if let Some(framework) = framework {
                             let mut options = TaskOptions::default();
+                            if let Some(base) = decorator
+                                .keyword("base")
+                                .and_then(|v| v.path.as_ref())
+                                .filter(|path| !path.is_call())
+                            {
+                                self.inherit_options(&self.canonical(base), &mut options, 0);
+                            }
                             for (k, v) in &decorator.keywords {
-                                options.options.push((k.clone(), v.clone()));
+                                options.push(k, v, file_id);
                             }
                             options.bind = options
                                 .get("bind")
@@ -1041,8 +1071,9 @@ impl<'a> Project<'a> {
                         bind: true,
                         options: Vec::new(),
                     };
-                    for (k, v) in &class.attrs {
-                        options.options.push((k.clone(), v.clone()));
+                    self.inherit_class_options(class, &mut options, 0);
+                    for (k, v) in class.attrs.iter() {
+                        options.push(k, v, file_id);
                     }
                     let id = FuncId {
                         file: file_id,
@@ -1174,6 +1205,28 @@ impl<'a> Project<'a> {
                     declared_at: self.function(id).map(|f| f.name_range).unwrap_or_default(),
                 });
             }
+        }
+    }
+
+    /// Adds the options the project class `qualname` sets, after those of its own bases.
+    fn inherit_options(&self, qualname: &QPath, options: &mut TaskOptions, depth: u32) {
+        let Some((file, class)) = self.class(&qualname.dotted()) else {
+            return;
+        };
+        self.inherit_class_options(class, options, depth);
+        for (k, v) in class.attrs.iter() {
+            options.push(k, v, file);
+        }
+    }
+
+    /// Adds the options `class`'s project bases set: the last base first, so that an earlier
+    /// one wins, as in Python's method resolution order for the simple cases.
+    fn inherit_class_options(&self, class: &Class, options: &mut TaskOptions, depth: u32) {
+        if depth > 8 {
+            return;
+        }
+        for base in class.bases.iter().rev() {
+            self.inherit_options(&self.canonical(base), options, depth + 1);
         }
     }
 

@@ -293,11 +293,8 @@ fn delivery(project: &Project, view: &TaskView, lang: Lang) -> Delivery {
         "retry_delay",
         "default_retry_delay",
     ] {
-        if let Some(value) = options.get(name) {
-            retries.push(format!(
-                "{name}={}",
-                project.source_text(view.id.file, value.range)
-            ));
+        if let Some((file, value)) = options.get_in(name) {
+            retries.push(format!("{name}={}", project.source_text(file, value.range)));
         }
     }
     let retries = if retries.is_empty() {

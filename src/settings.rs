@@ -188,10 +188,9 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                         }
                     }
                 } else if is_celery_app(&canonical) {
+                    // Celery sets its keywords as settings (`broker` is `broker_url`).
                     for (key, value) in call.keywords() {
-                        if matches!(&**key, "broker" | "broker_url") {
-                            assigned.push(("broker_url", known(project, value), value.range));
-                        }
+                        assigned.push((key.as_str(), known(project, value), value.range));
                     }
                 }
             }

@@ -69,9 +69,13 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         };
         let reject = option(task, "reject_on_worker_lost").unwrap_or(global_reject);
         if reject == Some(false) {
-            let value: &Value = task.task.options.get("acks_late").expect("checked above");
+            let (file, value): (u32, &Value) = task
+                .task
+                .options
+                .get_in("acks_late")
+                .expect("checked above");
             found.push((
-                task.id.file,
+                file,
                 value.range,
                 tr!(lang, "tw601.task", task = task.function.name),
             ));

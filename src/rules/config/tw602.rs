@@ -87,7 +87,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         .filter(|t| t.task.framework == Framework::Celery)
     {
         for name in TASK_OPTIONS {
-            let Some(value) = task.task.options.get(name) else {
+            let Some((file, value)) = task.task.options.get_in(name) else {
                 continue;
             };
             let Some(seconds) = project.constant(value).and_then(|v| v.as_int()) else {
@@ -95,7 +95,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             };
             if seconds > timeout {
                 found.push((
-                    task.id.file,
+                    file,
                     value.range,
                     tr!(
                         lang,
