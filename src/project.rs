@@ -1146,8 +1146,7 @@ impl<'a> Project<'a> {
                 };
                 for function in &facts.functions {
                     let may_hand = function.calls_named(|name| {
-                        catalog.rq_methods.iter().any(|m| **m == *name)
-                            || self.may_name_enqueue_or_app_by(name)
+                        catalog.rq_method(&name).is_some() || self.may_name_enqueue_or_app_by(name)
                     });
                     if !may_hand {
                         continue;
@@ -1174,17 +1173,17 @@ impl<'a> Project<'a> {
             let EventKind::Call(call) = &event.kind else {
                 continue;
             };
-            let rq = catalog
-                .rq_methods
-                .iter()
-                .any(|m| **m == *call.method.as_str());
+            let rq = catalog.rq_method(call.method.as_str());
             let django_q = call.path.as_ref().is_some_and(|p| {
                 self.may_name_enqueue_or_app(p) && catalog.is_enqueue_function(&self.canonical(p))
             });
-            if !(rq || django_q) {
-                continue;
-            }
-            let Some(first) = call.args().first() else {
+            // The function handed over: where RQ's method takes it, django-q's first argument.
+            let handed = match rq {
+                Some(rq) => rq.function.find(call),
+                None if django_q => call.args().first(),
+                None => continue,
+            };
+            let Some(first) = handed else {
                 continue;
             };
             let target = match (&first.path, first.as_str()) {
@@ -1193,7 +1192,7 @@ impl<'a> Project<'a> {
                 _ => continue,
             };
             if let Some(id) = self.resolve_function(&target, None) {
-                let framework = if rq {
+                let framework = if rq.is_some() {
                     Framework::Rq
                 } else {
                     Framework::DjangoQ
@@ -1285,7 +1284,10 @@ impl<'a> Project<'a> {
             });
         }
         if self.catalog.is_enqueue_function(canonical)
-            || self.catalog.rq_methods.iter().any(|m| m == method) && !call.args().is_empty()
+            || self
+                .catalog
+                .rq_method(method)
+                .is_some_and(|rq| rq.function.find(call).is_some())
         {
             return Some(CallClass::Enqueue {
                 deferred_to_commit: false,

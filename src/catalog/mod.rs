@@ -355,7 +355,7 @@ pub struct Catalog {
     decorators: PatternSet<Framework>,
     task_classes: PatternSet<Framework>,
     enqueue_functions: PatternSet<()>,
-    pub rq_methods: Vec<String>,
+    rq_methods: Vec<RqMethod>,
     pub registry: Registry,
     pub locks: Vec<LockApi>,
     pub lock_release: LockRelease,
@@ -910,7 +910,15 @@ struct RawFramework {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct RawEnqueue {
     functions: Vec<String>,
-    rq_methods: Vec<String>,
+    rq_methods: Vec<RqMethod>,
+}
+
+/// A method of RQ's `Queue` that enqueues a function, and where it takes the function.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RqMethod {
+    pub method: String,
+    pub function: ArgSpec,
 }
 
 impl Catalog {
@@ -1196,6 +1204,11 @@ impl Catalog {
                 path
             })
         })
+    }
+
+    /// The RQ queue method named `method`.
+    pub fn rq_method(&self, method: &str) -> Option<&RqMethod> {
+        self.rq_methods.iter().find(|m| m.method == method)
     }
 
     /// Whether a method's result, tested by a guard, is a done-check.
