@@ -541,7 +541,7 @@ struct PureNames {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct RawWrites {
     stored_values: Vec<String>,
-    counters: Vec<String>,
+    counter_clients: Vec<String>,
     counter_methods: Vec<String>,
     counter_receiver_words: Vec<String>,
     open_functions: Vec<String>,
@@ -1074,7 +1074,18 @@ impl Catalog {
             state_writes: raw.state_writes,
             writes: Writes {
                 stored_values: pattern_set(&raw.writes.stored_values),
-                counters: pattern_set(&raw.writes.counters),
+                counters: pattern_set(
+                    &raw.writes
+                        .counter_clients
+                        .iter()
+                        .flat_map(|client| {
+                            raw.writes
+                                .counter_methods
+                                .iter()
+                                .map(move |method| format!("{client}.**.{method}"))
+                        })
+                        .collect::<Vec<_>>(),
+                ),
                 counter_methods: raw.writes.counter_methods,
                 counter_receiver_words: raw.writes.counter_receiver_words,
                 open_functions: pattern_set(&raw.writes.open_functions),
