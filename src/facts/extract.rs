@@ -18,7 +18,7 @@ use super::{
     EventKind, Exit, Function, FunctionBody, Guard, GuardTest, Lit, ModuleFacts, Param, SmallMap,
     Taint, Value,
 };
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Orm};
 use crate::path::{Call, QPath, Seg, Sym, dotted_join};
 
 /// Taint lists are capped: a key depends on a handful of sources, not hundreds.
@@ -528,7 +528,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     path: iter
                         .path
                         .as_ref()
-                        .and_then(|path| row_of_queryset(path, &self.ex.catalog.orm.managers)),
+                        .and_then(|path| row_of_queryset(path, &self.ex.catalog.orm)),
                     ..Value::default()
                 };
                 self.bind(&stmt_for.target, &item, body);
@@ -1647,15 +1647,22 @@ impl<'e, 'c> Walker<'e, 'c> {
     }
 }
 
-/// `Order.objects.filter(...)` iterated: each item is an `Order` (an instance, `Order()`).
-fn row_of_queryset(path: &QPath, managers: &[String]) -> Option<QPath> {
+/// `Order.objects.filter(...)` iterated: each item is `Order.objects.filter(...).__iter__()`,
+/// a row loaded from the database if the catalog lists `__iter__` among the ORM's row methods
+/// and loaders; the project then types it as an instance, `Order()`.
+fn row_of_queryset(path: &QPath, orm: &Orm) -> Option<QPath> {
     let at = path
         .0
         .iter()
-        .position(|s| managers.iter().any(|m| *m == *s.name))?;
-    let mut row = QPath(path.0[..at].to_vec());
-    let last = row.0.last_mut()?;
-    last.call = Call::Any;
+        .position(|s| orm.managers.iter().any(|m| *m == *s.name))?;
+    if at == 0 {
+        return None;
+    }
+    let mut row = path.clone();
+    row.0.push(Seg {
+        name: Sym::new("__iter__"),
+        call: Call::Any,
+    });
     Some(row)
 }
 
