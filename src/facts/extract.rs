@@ -950,6 +950,32 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
             }
             Expr::Starred(starred) => self.bind(&starred.value, value, block),
+            // `headers["Idempotency-Key"] = key`: an entry of a dict the function built.
+            Expr::Subscript(sub) => {
+                let (Expr::Name(name), Expr::StringLiteral(key)) = (&*sub.value, &*sub.slice)
+                else {
+                    return;
+                };
+                let local = if self.is_module {
+                    self.ex.module_vars.get_mut(name.id.as_str())
+                } else {
+                    self.locals.get_mut(&Sym::new(name.id.as_str()))
+                };
+                let Some(Value {
+                    lit: Lit::Dict(items),
+                    ..
+                }) = local
+                else {
+                    return;
+                };
+                let key = Sym::new(key.value.to_str());
+                let mut value = value.clone();
+                value.name = None;
+                match items.iter_mut().find(|(k, _)| *k == Some(key)) {
+                    Some(entry) => entry.1 = value,
+                    None => items.push((Some(key), value)),
+                }
+            }
             _ => {}
         }
     }
