@@ -450,6 +450,7 @@ pub struct Orm {
     pub row_methods: Vec<String>,
     pub loaders: Vec<String>,
     save_methods: Vec<String>,
+    refresh_methods: Vec<String>,
     create_methods: Vec<String>,
     insert_methods: Vec<String>,
     delete_methods: Vec<String>,
@@ -467,6 +468,10 @@ impl Orm {
 
     pub fn is_save(&self, method: &str) -> bool {
         self.save_methods.iter().any(|m| m == method)
+    }
+
+    pub fn is_refresh(&self, method: &str) -> bool {
+        self.refresh_methods.iter().any(|m| m == method)
     }
 
     pub fn is_create(&self, method: &str) -> bool {

@@ -10,7 +10,8 @@ use crate::rules::{Checker, TaskView, declare_rule};
 declare_rule! {
     /// ## What it does
     /// Reports `obj.save()` without `update_fields` after an effect, in a task that loaded `obj`
-    /// from the database.
+    /// from the database (with `get()`, `first()`... or by iterating a queryset), unless the
+    /// task read it again (`obj.refresh_from_db()`) after the last effect before the save.
     ///
     /// ## Why it matters on a second run
     /// The full save writes back every field as it was read before the (slow) effect. Whatever a
@@ -66,19 +67,31 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             continue;
         }
         // After an effect on a path that can reach this save.
-        if !task
+        let Some(effect) = task
             .effects
             .iter()
-            .any(|effect| effect.index < index && !function.exclusive(effect.block, event.block))
-        {
+            .filter(|effect| effect.index < index && !function.exclusive(effect.block, event.block))
+            .map(|effect| effect.index)
+            .max()
+        else {
             continue;
-        }
-        if !loaded_from_database(call, &checker.project.catalog.orm) {
+        };
+        let orm = &checker.project.catalog.orm;
+        if !loaded_from_database(call, orm) {
             continue;
         }
         let Some(var) = &call.receiver_var.map(Sym::as_str) else {
             continue;
         };
+        // `obj.refresh_from_db()` after the effect: the save writes back what it read then.
+        let refreshed = function.events()[effect + 1..index].iter().any(|e| {
+            matches!(&e.kind, EventKind::Call(c)
+                if orm.is_refresh(c.method.as_str())
+                    && c.receiver_var.map(Sym::as_str) == Some(*var))
+        });
+        if refreshed {
+            continue;
+        }
         let mut fields: Vec<&str> = Vec::new();
         for assign in function.events()[..index]
             .iter()
