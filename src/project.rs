@@ -2098,16 +2098,12 @@ pub fn call_label(call: &CallSite) -> String {
             if dotted.starts_with("self.") {
                 call.method.as_str().to_string()
             } else {
-                short_label(&dotted)
+                dotted
             }
         }
         (Some(receiver), _) => format!("{receiver}.{}", call.method.as_str()),
         _ => call.method.as_str().to_string(),
     }
-}
-
-fn short_label(dotted: &str) -> String {
-    dotted.to_string()
 }
 
 /// How the key of a catalog sink is passed in a call.

@@ -1283,7 +1283,19 @@ impl<'e, 'c> Walker<'e, 'c> {
                         .and_then(|i| items.get(i))
                         .cloned()
                         .unwrap_or_default(),
-                    _ => Value::default(),
+                    // An item of a registry of clients (`caches["default"]`) is reached
+                    // through it: the path stays the registry's. An item of a queryset is a
+                    // row, as in a loop; a slice of it is a queryset.
+                    _ => Value {
+                        path: match &*sub.slice {
+                            Expr::Slice(_) => base.path.clone(),
+                            _ => base.path.as_ref().and_then(|path| {
+                                row_of_queryset(path, &self.ex.catalog.orm)
+                                    .or_else(|| Some(path.clone()))
+                            }),
+                        },
+                        ..Value::default()
+                    },
                 };
                 merge_taint(&mut value.taint, &base.taint);
                 merge_taint(&mut value.taint, &index.taint);
@@ -1854,6 +1866,7 @@ fn receiver_name(expr: &Expr) -> Option<&str> {
         Expr::Name(name) => Some(name.id.as_str()),
         Expr::Attribute(attr) => Some(attr.attr.as_str()),
         Expr::Call(call) => receiver_name(&call.func),
+        Expr::Subscript(sub) => receiver_name(&sub.value),
         _ => None,
     }
 }
