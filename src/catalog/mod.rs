@@ -452,6 +452,9 @@ pub struct Orm {
     save_methods: Vec<String>,
     refresh_methods: Vec<String>,
     create_methods: Vec<String>,
+    get_or_create_methods: Vec<String>,
+    update_methods: Vec<String>,
+    bulk_create_methods: Vec<String>,
     insert_methods: Vec<String>,
     delete_methods: Vec<String>,
     exists_methods: Vec<String>,
@@ -480,6 +483,18 @@ impl Orm {
 
     pub fn is_insert(&self, method: &str) -> bool {
         self.insert_methods.iter().any(|m| m == method)
+    }
+
+    pub fn is_get_or_create(&self, method: &str) -> bool {
+        self.get_or_create_methods.iter().any(|m| m == method)
+    }
+
+    pub fn is_update(&self, method: &str) -> bool {
+        self.update_methods.iter().any(|m| m == method)
+    }
+
+    pub fn is_bulk_create(&self, method: &str) -> bool {
+        self.bulk_create_methods.iter().any(|m| m == method)
     }
 
     pub fn is_delete(&self, method: &str) -> bool {

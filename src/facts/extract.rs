@@ -900,20 +900,11 @@ impl<'e, 'c> Walker<'e, 'c> {
         match target {
             Expr::Name(name) => self.set_local(name.id.as_str(), value.clone()),
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
-                let is_get_or_create =
-                    value
-                        .path
-                        .as_ref()
-                        .and_then(QPath::last_name)
-                        .is_some_and(|m| {
-                            matches!(
-                                m,
-                                "get_or_create"
-                                    | "update_or_create"
-                                    | "aget_or_create"
-                                    | "aupdate_or_create"
-                            )
-                        });
+                let is_get_or_create = value
+                    .path
+                    .as_ref()
+                    .and_then(QPath::last_name)
+                    .is_some_and(|m| self.ex.catalog.orm.is_get_or_create(m));
                 for (i, elt) in elts.iter().enumerate() {
                     let mut item = match &value.lit {
                         Lit::Seq(items) => items.get(i).cloned().unwrap_or_default(),

@@ -53,10 +53,8 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let EventKind::Call(call) = &event.kind else {
             continue;
         };
-        if !matches!(
-            call.method.as_str(),
-            "get_or_create" | "update_or_create" | "aget_or_create" | "aupdate_or_create"
-        ) || call.star_kwargs
+        if !project.catalog.orm.is_get_or_create(call.method.as_str())
+            || call.star_kwargs
             || call.star_args
         {
             continue;

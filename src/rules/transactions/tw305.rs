@@ -107,18 +107,19 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
     let writes = &project.catalog.writes;
     let path = call.path.as_ref()?;
     let method = call.method.as_str();
-    let orm = project.catalog.orm.through_manager(path);
+    let vocabulary = &project.catalog.orm;
+    let orm = vocabulary.through_manager(path);
     match method {
-        "update" | "aupdate" if orm => {
+        _ if orm && vocabulary.is_update(method) => {
             let (field, _) = call
                 .keywords()
                 .iter()
                 .find(|(_, v)| v.flags & Value::ACCUMULATES != 0)?;
             Some(tr!(lang, "tw305.update", field = field))
         }
-        "create" | "acreate"
-            if !call.star_kwargs
-                && (orm || project.models.manager_target(project, path).is_some()) =>
+        _ if vocabulary.is_create(method)
+            && !call.star_kwargs
+            && (orm || project.models.manager_target(project, path).is_some()) =>
         {
             let target = project.models.manager_target(project, path)?;
             let model = &project.models.list[target.model];
@@ -128,7 +129,7 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
             (!model.lookup_is_unique(&fields))
                 .then(|| tr!(lang, "tw305.create", model = model.name))
         }
-        "bulk_create" | "abulk_create" if orm => {
+        _ if orm && vocabulary.is_bulk_create(method) => {
             let idempotent = writes
                 .bulk_idempotent
                 .iter()
