@@ -634,7 +634,8 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             self.suite(&handler.body, handler_block, pending);
             if catches_integrity {
-                integrity_exit = exits(&handler.body).filter(|e| *e != Exit::Raise);
+                // `return`, `continue` or `raise`: each leaves the work undone (RULES.md).
+                integrity_exit = exits(&handler.body);
             }
         }
         let finally = self.push_block(block, BlockKind::Finally);
