@@ -2191,9 +2191,16 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
     KeyStatus::Missing
 }
 
+/// The field in a dict, or in the dicts it holds, or in every item of a sequence of them
+/// (`Entries=[{"Id": ..., "MessageDeduplicationId": ...}, ...]`).
 fn find_field<'v>(value: &'v Value, field: &str, depth: u32) -> Option<&'v Value> {
     if depth > 4 {
         return None;
+    }
+    if let Lit::Seq(items) = &value.lit {
+        let mut found = items.iter().map(|item| find_field(item, field, depth + 1));
+        let first = found.next()??;
+        return found.all(|f| f.is_some()).then_some(first);
     }
     let items = value.dict()?;
     items.iter().find_map(|(k, v)| {

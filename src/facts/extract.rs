@@ -1329,10 +1329,14 @@ impl<'e, 'c> Walker<'e, 'c> {
             | Expr::Generator(ast::ExprGenerator {
                 elt, generators, ..
             }) => {
+                // A sequence of items shaped like `elt`: one stands for all (an SQS batch's
+                // entries, each with its `MessageDeduplicationId`).
                 let body = self.comprehension(generators, block);
-                let item = self.expr(elt, body);
+                let mut item = self.expr(elt, body);
+                item.path = None;
                 Value {
-                    taint: item.taint,
+                    taint: item.taint.clone(),
+                    lit: Lit::Seq(vec![item]),
                     ..Value::default()
                 }
             }
