@@ -390,15 +390,18 @@ fn build_model(project: &Project, file: u32, module: &str, class: &Class, orm: O
         targets: Vec::new(),
         managers: Vec::new(),
     };
-    collect(project, class, &mut model, 0);
+    collect(project, class, &mut model, 0, true);
     if model.table.is_empty() {
         model.table = default_table(module, &class.name, class, project);
     }
     model
 }
 
-/// Fields and constraints of a class and its model bases (abstract or not).
-fn collect(project: &Project, class: &Class, model: &mut Model, depth: u32) {
+/// Fields and constraints of a class and its model bases (abstract or not). `inherits_meta`:
+/// whether the model inherits this class's `Meta` options, which Django gives a child of an
+/// abstract base unless a class between them declares a `Meta` of its own that does not
+/// extend the base's (`class Meta:` rather than `class Meta(Base.Meta):`).
+fn collect(project: &Project, class: &Class, model: &mut Model, depth: u32, inherits_meta: bool) {
     if depth > 12 {
         return;
     }
@@ -494,16 +497,15 @@ fn collect(project: &Project, class: &Class, model: &mut Model, depth: u32) {
     }
     match model.orm {
         Orm::Django => {
-            let facts = project.facts_of_class(class);
-            if let Some(meta) = class
-                .inner
-                .iter()
-                .filter_map(|&i| facts.and_then(|f| f.classes.get(i)))
-                .find(|c| c.name == "Meta")
+            let abstract_meta =
+                |meta: &Class| meta.attrs.get("abstract").and_then(Value::as_bool) == Some(true);
+            if let Some(meta) = meta_of(project, class)
+                // An abstract base's options reach the model only through `Meta` inheritance;
+                // a concrete parent's constraints hold on its own table whatever the child says.
+                .filter(|meta| is_root || inherits_meta || !abstract_meta(meta))
             {
                 if is_root {
-                    model.is_abstract =
-                        meta.attrs.get("abstract").and_then(Value::as_bool) == Some(true);
+                    model.is_abstract = abstract_meta(meta);
                     if let Some(table) = meta.attrs.get("db_table").and_then(Value::as_str) {
                         model.table = table.to_ascii_lowercase();
                     }
@@ -569,12 +571,30 @@ fn collect(project: &Project, class: &Class, model: &mut Model, depth: u32) {
             }
         }
     }
+    let own_plain_meta = model.orm == Orm::Django
+        && meta_of(project, class).is_some_and(|meta| meta.bases.is_empty());
     for base in &class.bases {
         let canonical = project.canonical(base).dotted();
         if let Some((_, parent)) = project.class(&canonical) {
-            collect(project, parent, model, depth + 1);
+            collect(
+                project,
+                parent,
+                model,
+                depth + 1,
+                inherits_meta && !own_plain_meta,
+            );
         }
     }
+}
+
+/// A Django model class's own `class Meta`.
+fn meta_of<'p>(project: &Project<'p>, class: &Class) -> Option<&'p Class> {
+    let facts = project.facts_of_class(class)?;
+    class
+        .inner
+        .iter()
+        .filter_map(|&i| facts.classes.get(i))
+        .find(|c| c.name == "Meta")
 }
 
 /// `unique_together = [("a", "b"), ("c", "d")]` or a single `("a", "b")`.
