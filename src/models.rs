@@ -265,7 +265,7 @@ impl Models {
             };
             let Some(path) = &call.path else { continue };
             let is_query = call.method.as_str() == "query";
-            let is_delete = project.catalog.orm.is_delete(call.method.as_str());
+            let is_delete = project.catalog.orm.delete_methods.has(call.method.as_str());
             if !is_query && !is_delete {
                 continue;
             }
@@ -304,7 +304,7 @@ impl Models {
                 let mut deleted = Vec::new();
                 let functions = file.facts.as_ref().map_or(&[][..], |f| &f.functions[..]);
                 for function in functions {
-                    if function.calls_named(|name| project.catalog.orm.is_delete(&name)) {
+                    if function.calls_named(|name| project.catalog.orm.delete_methods.has(&name)) {
                         function.peek(|body| self.deletions_in(project, body, &mut deleted));
                     }
                 }
@@ -327,7 +327,7 @@ impl Models {
                     continue;
                 };
                 let deletes = class.methods.values().filter_map(|&m| facts.functions.get(m)).any(|function| {
-                    function.events().iter().any(|e| matches!(&e.kind, EventKind::Call(c) if project.catalog.orm.is_delete(c.method.as_str())))
+                    function.events().iter().any(|e| matches!(&e.kind, EventKind::Call(c) if project.catalog.orm.delete_methods.has(c.method.as_str())))
                 });
                 if deletes {
                     self.deleted.insert(i);

@@ -1477,7 +1477,8 @@ impl<'a> Project<'a> {
             && self
                 .catalog
                 .orm
-                .is_related_manager_write(call.method.as_str())
+                .related_manager_writes
+                .has(call.method.as_str())
         {
             return true;
         }
@@ -1755,7 +1756,7 @@ impl<'a> Project<'a> {
                 .path
                 .as_ref()
                 .and_then(QPath::last_name)
-                .is_some_and(|m| self.catalog.orm.is_exists(m))
+                .is_some_and(|m| self.catalog.orm.exists_methods.has(m))
             {
                 summary.returns_done_check = true;
             }

@@ -441,6 +441,17 @@ struct RawArguments {
     read_by_rules: Vec<String>,
 }
 
+/// A list of names from the catalog, asked whether it holds one.
+#[derive(Debug, Default, Deserialize)]
+#[serde(transparent)]
+pub struct Names(Vec<String>);
+
+impl Names {
+    pub fn has(&self, name: &str) -> bool {
+        self.0.iter().any(|n| n == name)
+    }
+}
+
 /// The ORM's vocabulary: managers, row-returning and loading methods, and the methods that
 /// save, create, delete and test rows.
 #[derive(Debug, Deserialize)]
@@ -449,18 +460,18 @@ pub struct Orm {
     pub managers: Vec<String>,
     pub row_methods: Vec<String>,
     pub loaders: Vec<String>,
-    save_methods: Vec<String>,
-    refresh_methods: Vec<String>,
-    create_methods: Vec<String>,
-    get_or_create_methods: Vec<String>,
-    update_methods: Vec<String>,
-    bulk_create_methods: Vec<String>,
-    insert_methods: Vec<String>,
-    delete_methods: Vec<String>,
-    exists_methods: Vec<String>,
-    write_methods: Vec<String>,
-    queryset_methods: Vec<String>,
-    related_manager_writes: Vec<String>,
+    pub save_methods: Names,
+    pub refresh_methods: Names,
+    pub create_methods: Names,
+    pub get_or_create_methods: Names,
+    pub update_methods: Names,
+    pub bulk_create_methods: Names,
+    pub insert_methods: Names,
+    pub delete_methods: Names,
+    pub exists_methods: Names,
+    pub write_methods: Names,
+    pub queryset_methods: Names,
+    pub related_manager_writes: Names,
 }
 
 impl Orm {
@@ -469,59 +480,17 @@ impl Orm {
         self.managers.iter().any(|m| path.contains(m))
     }
 
-    pub fn is_save(&self, method: &str) -> bool {
-        self.save_methods.iter().any(|m| m == method)
-    }
-
-    pub fn is_refresh(&self, method: &str) -> bool {
-        self.refresh_methods.iter().any(|m| m == method)
-    }
-
-    pub fn is_create(&self, method: &str) -> bool {
-        self.create_methods.iter().any(|m| m == method)
-    }
-
-    pub fn is_insert(&self, method: &str) -> bool {
-        self.insert_methods.iter().any(|m| m == method)
-    }
-
-    pub fn is_get_or_create(&self, method: &str) -> bool {
-        self.get_or_create_methods.iter().any(|m| m == method)
-    }
-
-    pub fn is_update(&self, method: &str) -> bool {
-        self.update_methods.iter().any(|m| m == method)
-    }
-
-    pub fn is_bulk_create(&self, method: &str) -> bool {
-        self.bulk_create_methods.iter().any(|m| m == method)
-    }
-
-    pub fn is_delete(&self, method: &str) -> bool {
-        self.delete_methods.iter().any(|m| m == method)
-    }
-
-    pub fn is_exists(&self, method: &str) -> bool {
-        self.exists_methods.iter().any(|m| m == method)
-    }
-
     /// Whether a call of `method` on `path` writes rows: a save, or a write method on a
     /// manager or a queryset.
     pub fn is_write(&self, method: &str, path: &QPath) -> bool {
-        if self.is_save(method) {
+        if self.save_methods.has(method) {
             return true;
         }
-        self.write_methods.iter().any(|m| m == method)
+        self.write_methods.has(method)
             && (self.through_manager(path)
                 || path.0.iter().any(|seg| {
-                    seg.call != crate::path::Call::No
-                        && self.queryset_methods.iter().any(|m| *m == *seg.name)
+                    seg.call != crate::path::Call::No && self.queryset_methods.has(&seg.name)
                 }))
-    }
-
-    /// Whether `method` writes when called on a related manager.
-    pub fn is_related_manager_write(&self, method: &str) -> bool {
-        self.related_manager_writes.iter().any(|m| m == method)
     }
 }
 

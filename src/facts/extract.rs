@@ -905,7 +905,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .path
                     .as_ref()
                     .and_then(QPath::last_name)
-                    .is_some_and(|m| self.ex.catalog.orm.is_get_or_create(m));
+                    .is_some_and(|m| self.ex.catalog.orm.get_or_create_methods.has(m));
                 for (i, elt) in elts.iter().enumerate() {
                     let mut item = match &value.lit {
                         Lit::Seq(items) => items.get(i).cloned().unwrap_or_default(),

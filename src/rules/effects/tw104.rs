@@ -60,7 +60,12 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let EventKind::Call(call) = &event.kind else {
             continue;
         };
-        if !checker.project.catalog.orm.is_save(call.method.as_str())
+        if !checker
+            .project
+            .catalog
+            .orm
+            .save_methods
+            .has(call.method.as_str())
             || call.keyword("update_fields").is_some()
             || call.star_kwargs
         {
@@ -86,7 +91,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         // `obj.refresh_from_db()` after the effect: the save writes back what it read then.
         let refreshed = function.events()[effect + 1..index].iter().any(|e| {
             matches!(&e.kind, EventKind::Call(c)
-                if orm.is_refresh(c.method.as_str())
+                if orm.refresh_methods.has(c.method.as_str())
                     && c.receiver_var.map(Sym::as_str) == Some(*var))
         });
         if refreshed {
@@ -130,7 +135,7 @@ fn loaded_from_database(call: &CallSite, orm: &Orm) -> bool {
         .any(|seg| seg.call != Call::No && orm.loaders.iter().any(|l| l == seg.name.as_str()))
         && !receiver
             .iter()
-            .any(|seg| seg.call != Call::No && orm.is_create(seg.name.as_str()))
+            .any(|seg| seg.call != Call::No && orm.create_methods.has(seg.name.as_str()))
 }
 
 /// Inserts `update_fields=[...]` before the closing parenthesis of the call.

@@ -107,9 +107,9 @@ fn dedup_models(project: &Project, task: &TaskView) -> Vec<usize> {
             },
             EventKind::Call(call) => {
                 let method = call.method.as_str();
-                if orm.is_exists(method) {
+                if orm.exists_methods.has(method) {
                     checked.extend(model_of(index));
-                } else if orm.is_insert(method) {
+                } else if orm.insert_methods.has(method) {
                     created.extend(model_of(index));
                 }
             }

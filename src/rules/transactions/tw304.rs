@@ -53,7 +53,11 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let EventKind::Call(call) = &event.kind else {
             continue;
         };
-        if !project.catalog.orm.is_get_or_create(call.method.as_str())
+        if !project
+            .catalog
+            .orm
+            .get_or_create_methods
+            .has(call.method.as_str())
             || call.star_kwargs
             || call.star_args
         {

@@ -76,7 +76,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 }
                 // The write happens when the object is saved.
                 let saved = function.events()[index + 1..].iter().any(|e| {
-                    matches!(&e.kind, EventKind::Call(c) if orm.is_save(c.method.as_str()) && c.receiver_var.map(crate::path::Sym::as_str) == Some(&*assign.var))
+                    matches!(&e.kind, EventKind::Call(c) if orm.save_methods.has(c.method.as_str()) && c.receiver_var.map(crate::path::Sym::as_str) == Some(&*assign.var))
                 });
                 if saved {
                     found.push((
@@ -110,14 +110,14 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
     let vocabulary = &project.catalog.orm;
     let orm = vocabulary.through_manager(path);
     match method {
-        _ if orm && vocabulary.is_update(method) => {
+        _ if orm && vocabulary.update_methods.has(method) => {
             let (field, _) = call
                 .keywords()
                 .iter()
                 .find(|(_, v)| v.flags & Value::ACCUMULATES != 0)?;
             Some(tr!(lang, "tw305.update", field = field))
         }
-        _ if vocabulary.is_create(method)
+        _ if vocabulary.create_methods.has(method)
             && !call.star_kwargs
             && (orm || project.models.manager_target(project, path).is_some()) =>
         {
@@ -129,7 +129,7 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
             (!model.lookup_is_unique(&fields))
                 .then(|| tr!(lang, "tw305.create", model = model.name))
         }
-        _ if orm && vocabulary.is_bulk_create(method) => {
+        _ if orm && vocabulary.bulk_create_methods.has(method) => {
             let idempotent = writes
                 .bulk_idempotent
                 .iter()
