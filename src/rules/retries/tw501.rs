@@ -123,7 +123,9 @@ fn changed_arguments(
     if let Some(kwargs) = kwargs {
         let items = kwargs.dict()?;
         for (key, value) in items {
-            let Some(key) = key else { return None };
+            // `**self.request.kwargs`: unknown, but a literal key after it still says what
+            // the retry passes for that name.
+            let Some(key) = key else { continue };
             if !is_plain_name(value, Some(key)) {
                 return Some(new_value(lang, Some(key)));
             }
