@@ -367,7 +367,8 @@ pub struct Catalog {
     pub models: Models,
     pub celery_settings: CelerySettingsSpec,
     pure: PureNames,
-    binders: PatternSet<()>,
+    binders: PatternSet<Binder>,
+    runners: PatternSet<Runner>,
     pub orm: Orm,
     guards: Guards,
     vocabulary: Vocabulary,
@@ -427,7 +428,8 @@ struct RawCatalog {
     models: Models,
     celery_settings: CelerySettingsSpec,
     pure: Pure,
-    binders: RawCalls,
+    binders: RawBinders,
+    runner: Vec<RawRunner>,
     pub orm: Orm,
     guards: Guards,
     vocabulary: Vocabulary,
@@ -868,6 +870,40 @@ struct RawCalls {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawBinders {
+    calls: Vec<String>,
+    wrappers: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawRunner {
+    calls: Vec<String>,
+    function: usize,
+    keywords: bool,
+}
+
+/// A call that calls the function it is given at once ([`Catalog::runner`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Runner {
+    /// The position of the function among the call's arguments; the positional arguments after
+    /// it are the function's.
+    pub function: usize,
+    /// Whether the call's keyword arguments are the function's too.
+    pub keywords: bool,
+}
+
+/// What a call that returns a function binds ([`Catalog::binder`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binder {
+    /// `partial(f, a, k=v)`: the arguments after the function are bound to it.
+    Arguments,
+    /// `sync_to_async(f, thread_sensitive=True)`: the arguments configure the wrapper.
+    Wrapper,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct RawMetadata {
     access: String,
     what: String,
@@ -1095,7 +1131,31 @@ impl Catalog {
                 functions: raw.pure.functions.iter().map(|n| Sym::new(n)).collect(),
                 methods: raw.pure.methods.iter().map(|n| Sym::new(n)).collect(),
             },
-            binders: pattern_set(&raw.binders.calls),
+            binders: {
+                let mut set = PatternSet::default();
+                for pattern in &raw.binders.calls {
+                    set.insert(pattern, Binder::Arguments);
+                }
+                for pattern in &raw.binders.wrappers {
+                    set.insert(pattern, Binder::Wrapper);
+                }
+                set
+            },
+            runners: {
+                let mut set = PatternSet::default();
+                for runner in &raw.runner {
+                    for pattern in &runner.calls {
+                        set.insert(
+                            pattern,
+                            Runner {
+                                function: runner.function,
+                                keywords: runner.keywords,
+                            },
+                        );
+                    }
+                }
+                set
+            },
             orm: raw.orm,
             guards: raw.guards,
             vocabulary: raw.vocabulary,
@@ -1258,8 +1318,15 @@ impl Catalog {
     }
 
     /// `functools.partial(f, ...)`: a call whose result calls its first argument.
-    pub fn is_binder(&self, path: &QPath) -> bool {
-        self.binders.find(path).is_some()
+    /// Whether a call of `path` returns the function given as its first argument, and what
+    /// it binds to it.
+    pub fn binder(&self, path: &QPath) -> Option<Binder> {
+        self.binders.find(path)
+    }
+
+    /// Whether a call of `path` calls a function it is given, and where that function is.
+    pub fn runner(&self, path: &QPath) -> Option<Runner> {
+        self.runners.find(path)
     }
 
     /// Whether a call of `name` can be left out of the facts: when `bare`, a builtin called by

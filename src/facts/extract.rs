@@ -18,7 +18,7 @@ use super::{
     EventKind, Exit, Function, FunctionBody, Guard, GuardTest, Lit, ModuleFacts, Param, SmallMap,
     Taint, Value,
 };
-use crate::catalog::{Catalog, Orm};
+use crate::catalog::{Binder, Catalog, Orm};
 use crate::path::{Call, QPath, Seg, Sym, dotted_join};
 
 /// Taint lists are capped: a key depends on a handful of sources, not hundreds.
@@ -1529,7 +1529,39 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
 
+        // Calling what `partial(f, a, k=v)` returned calls `f` with the bound arguments first.
+        let bound = func.flags & Value::BOUND != 0;
+        if bound && let Some(bound) = func.call.take() {
+            args.splice(0..0, bound.args);
+            keywords.extend(bound.keywords);
+        }
+        // `asyncio.to_thread(f, a, k=v)` calls `f(a, k=v)` now: the call is `f`'s.
+        let mut run = None;
+        if let Some(path) = &func.path
+            && let Some(runner) = self.ex.catalog.runner(path)
+            && let Some(target) = args.get(runner.function)
+            && let Some(target_path) = target.path.clone().filter(|p| !p.is_call())
+        {
+            let mut target = args.remove(runner.function);
+            let mut own: Vec<Value> = args.drain(runner.function..).collect();
+            args.clear();
+            if !runner.keywords {
+                keywords.clear();
+            }
+            if target.flags & Value::BOUND != 0
+                && let Some(bound) = target.call.take()
+            {
+                own.splice(0..0, bound.args);
+                keywords.extend(bound.keywords);
+            }
+            args = own;
+            run = Some(target_path.0.last().map_or(method, |seg| seg.name));
+            func.path = Some(target_path);
+        }
+        let method = run.unwrap_or(method);
+
         let receiver = match &*call.func {
+            _ if run.is_some() => None,
             Expr::Attribute(attr) => object.or_else(|| receiver_name(&attr.value).map(Sym::new)),
             _ => None,
         };
@@ -1634,18 +1666,29 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
         value.taint.truncate(MAX_TAINT);
-        // `partial(f, ...)` stands for `f`: calling the result calls `f`.
+        // `partial(f, ...)` stands for `f`: calling the result calls `f`, with the arguments
+        // bound here first; so does `sync_to_async(f)`, binding nothing.
         if let Some(path) = &path
-            && self.ex.catalog.is_binder(path)
-            && let Some(bound) = args
+            && let Some(binder) = self.ex.catalog.binder(path)
+            && let Some(function) = args
                 .first()
-                .and_then(|a| a.path.clone())
-                .filter(|p| !p.is_call())
+                .filter(|a| a.path.as_ref().is_some_and(|p| !p.is_call()))
         {
-            value.path = Some(bound);
+            value.path = function.path.clone();
+            value.flags |= Value::BOUND;
+            value.call = match binder {
+                Binder::Arguments if args.len() > 1 || !keywords.is_empty() => {
+                    Some(Box::new(CallArgs {
+                        args: args[1..].to_vec(),
+                        keywords: keywords.clone(),
+                    }))
+                }
+                _ => None,
+            };
         }
 
         let receiver_var = match &*call.func {
+            _ if run.is_some() => None,
             Expr::Attribute(attr) => object.or_else(|| root_name(&attr.value).map(Sym::new)),
             _ => None,
         };
@@ -1653,7 +1696,9 @@ impl<'e, 'c> Walker<'e, 'c> {
             return value;
         }
         let dynamic = match &*call.func {
-            Expr::Subscript(_) | Expr::Call(_) | Expr::Lambda(_) => true,
+            _ if run.is_some() => false,
+            Expr::Call(_) => !bound,
+            Expr::Subscript(_) | Expr::Lambda(_) => true,
             Expr::Name(_) => {
                 self.params.contains_key(&method) && !self.locals.contains_key(&method)
             }

@@ -34,7 +34,8 @@ pub struct Value {
     pub flags: u8,
     /// For a call: its first positional argument (`func(book_pickup, ...)`).
     pub first_arg: Option<Box<Value>>,
-    /// For a call in a class body (model fields, `Meta` constraints): its arguments.
+    /// For a call in a class body (model fields, `Meta` constraints): its arguments; for a
+    /// function bound by `partial`, the arguments bound to it.
     pub call: Option<Box<CallArgs>>,
 }
 
@@ -61,6 +62,9 @@ impl Value {
     pub const MARKER: u8 = 2;
     /// An increment of a stored value: `F("x") + n`.
     pub const ACCUMULATES: u8 = 4;
+    /// A function returned by a binder (`partial(f, a)`, `sync_to_async(f)`): its path is
+    /// `f`'s, and `call` holds the arguments bound to it.
+    pub const BOUND: u8 = 8;
 
     pub fn is_none(&self) -> bool {
         matches!(self.lit, Lit::None)
