@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::catalog::{EffectKind, Framework, Ttl};
 use crate::diagnostic::Diagnostic;
-use crate::facts::{EventKind, GuardTest};
+use crate::facts::{EventKind, Exit, GuardTest};
 use crate::i18n::{Lang, tr};
 use crate::project::{CallClass, KeyStatus, Project};
 use crate::rules::TaskView;
@@ -371,12 +371,19 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding], lang: Lang) -
             continue;
         }
         match &event.kind {
+            // An `if` around code that is not a done-check's is an ordinary branch.
+            EventKind::Guard(guard)
+                if guard.exit == Exit::Skip && matches!(guard.test, GuardTest::Precondition) => {}
             EventKind::Guard(guard) => {
                 let first_line = file.line_text(line(guard.range)).trim().to_string();
                 steps.push(Step {
                     line: line(guard.range),
                     kind: "guard",
-                    text: tr!(lang, "step.guard", line = first_line),
+                    text: if guard.exit == Exit::Skip {
+                        tr!(lang, "step.guard_around", line = first_line)
+                    } else {
+                        tr!(lang, "step.guard", line = first_line)
+                    },
                     crash: None,
                 });
             }

@@ -308,7 +308,7 @@ impl<'e, 'c> Walker<'e, 'c> {
     /// Puts the body together, drops the call arguments no rule reads and stores it encoded.
     fn finish(mut self) {
         self.recycle_names();
-        resolve_state_guards(&mut self.events);
+        resolve_state_guards(&mut self.events, &self.blocks);
         let catalog = self.ex.catalog;
         for event in &mut self.events {
             if let EventKind::Call(call) = &mut event.kind {
@@ -584,19 +584,25 @@ impl<'e, 'c> Walker<'e, 'c> {
         self.next_if += 1;
         let if_id = self.next_if;
         let branch = self.push_block(block, BlockKind::Branch { if_id, index: 0 });
-        self.suite(&stmt_if.body, branch, pending);
-        for (i, clause) in stmt_if.elif_else_clauses.iter().enumerate() {
-            let index = u32::try_from(i + 1).unwrap_or(u32::MAX);
-            let branch = self.push_block(block, BlockKind::Branch { if_id, index });
-            if let Some(test) = &clause.test {
-                self.expr(test, branch);
-            }
-            self.suite(&clause.body, branch, pending);
+        // `if not x.sent: send(...)`: the body runs only while the work is not done, as if the
+        // test were `if x.sent: return` in front of it.
+        if exits(&stmt_if.body).is_none()
+            && let Some(test) = self.negated_guard_test(&stmt_if.test, &test)
+        {
+            self.push_event(
+                branch,
+                EventKind::Guard(Box::new(Guard {
+                    range: stmt_if.range,
+                    test,
+                    exit: Exit::Skip,
+                })),
+            );
         }
-        let Some(exit) = exits(&stmt_if.body) else {
-            return;
-        };
-        if let Some(test) = self.guard_test(&stmt_if.test, &test) {
+        self.suite(&stmt_if.body, branch, pending);
+        // `if x.sent: return` guards what follows, the `elif`/`else` branches included.
+        if let Some(exit) = exits(&stmt_if.body)
+            && let Some(test) = self.guard_test(&stmt_if.test, &test)
+        {
             self.push_event(
                 block,
                 EventKind::Guard(Box::new(Guard {
@@ -605,6 +611,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                     exit,
                 })),
             );
+        }
+        for (i, clause) in stmt_if.elif_else_clauses.iter().enumerate() {
+            let index = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            let branch = self.push_block(block, BlockKind::Branch { if_id, index });
+            if let Some(test) = &clause.test {
+                self.expr(test, branch);
+            }
+            self.suite(&clause.body, branch, pending);
         }
     }
 
@@ -1017,7 +1031,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                 if inner.flags & Value::MARKER != 0 {
                     return Some(GuardTest::NotMarker { marker });
                 }
-                None
+                // `if not x.receipt_pending: return`: a state check, like `!=`.
+                match &*unary.operand {
+                    Expr::Attribute(attr) => Some(GuardTest::StateNot {
+                        field: Sym::new(attr.attr.as_str()),
+                        on_path: true,
+                    }),
+                    _ => None,
+                }
             }
             Expr::BoolOp(bool_op) if bool_op.op == BoolOp::And => {
                 // `if not created and ...:`, `if x.sent and y:`: the first done-check decides.
@@ -1032,6 +1053,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     })
                 })
             }
+            Expr::Await(await_expr) => self.guard_test(&await_expr.value, value),
             Expr::BoolOp(bool_op) if bool_op.op == BoolOp::Or => {
                 bool_op.values.iter().find_map(|v| {
                     let inner = self.pure(v);
@@ -1067,6 +1089,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 match &*compare.left {
                     Expr::Attribute(attr) if negative => Some(GuardTest::StateNot {
                         field: Sym::new(attr.attr.as_str()),
+                        on_path: false,
                     }),
                     _ => None,
                 }
@@ -1080,10 +1103,20 @@ impl<'e, 'c> Walker<'e, 'c> {
                 if self.ex.catalog.is_done_check(method) {
                     return Some(GuardTest::DoneCheck);
                 }
+                // A builtin (`isinstance(...)`) is no helper of the project.
+                if let Expr::Name(name) = &*call.func
+                    && self.is_builtin_call(name.id.as_str())
+                {
+                    return None;
+                }
                 value.path.clone().map(|path| GuardTest::Helper { path })
             }
             Expr::Name(name) => {
                 let local = self.lookup_local(name.id.as_str())?;
+                // `if created: return` leaves when the work is new, not when it is done.
+                if local.flags & (Value::CREATED | Value::MARKER) != 0 {
+                    return None;
+                }
                 let path = local.path?;
                 let method = path.last_name()?;
                 if self.ex.catalog.is_done_check(method) {
@@ -1095,6 +1128,88 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
             }
             _ => None,
+        }
+    }
+
+    /// Whether a bare call of `name` is a builtin's: not bound in the module or the function.
+    fn is_builtin_call(&self, name: &str) -> bool {
+        let sym = Sym::new(name);
+        !self.locals.contains_key(&sym)
+            && !self.ex.top_level.contains(&sym)
+            && !self.ex.imports.contains_key(&sym)
+            && self.ex.catalog.is_pure_call(true, sym)
+    }
+
+    /// The guard an `if` forms around its body when its test is a done-check's negation:
+    /// `if not x.sent:`, `if created:`, `if redis.set(k, v, nx=True):`, `if x.status ==
+    /// "pending":` (a state check, decided like `if x.status != "pending": return`).
+    fn negated_guard_test(&mut self, test: &Expr, value: &Value) -> Option<GuardTest> {
+        match test {
+            Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => {
+                let inner = self.pure(&unary.operand);
+                if inner.flags & (Value::CREATED | Value::MARKER) != 0 {
+                    return None;
+                }
+                match &*unary.operand {
+                    // `if not x.notified: send(...); x.notified = True`: a done flag when the
+                    // guarded code writes it.
+                    Expr::Attribute(attr) => Some(GuardTest::StateNot {
+                        field: Sym::new(attr.attr.as_str()),
+                        on_path: true,
+                    }),
+                    // `if not Model.objects.filter(...).exists():`; a `get` is too often a
+                    // dict's to stand for `cache.get` here, and a helper's test is left out.
+                    Expr::Call(call) if matches!(&*call.func, Expr::Attribute(a) if a.attr.as_str() != "get") => {
+                        self.guard_test(&unary.operand, &inner)
+                            .filter(|test| matches!(test, GuardTest::DoneCheck))
+                    }
+                    _ => None,
+                }
+            }
+            Expr::Await(await_expr) => self.negated_guard_test(&await_expr.value, value),
+            Expr::BoolOp(bool_op) if bool_op.op == BoolOp::And => {
+                bool_op.values.iter().find_map(|v| {
+                    let inner = self.pure(v);
+                    self.negated_guard_test(v, &inner)
+                })
+            }
+            Expr::Compare(compare)
+                if compare
+                    .ops
+                    .iter()
+                    .all(|op| matches!(op, CmpOp::Eq | CmpOp::In)) =>
+            {
+                match &*compare.left {
+                    Expr::Attribute(attr) => Some(GuardTest::StateNot {
+                        field: Sym::new(attr.attr.as_str()),
+                        on_path: true,
+                    }),
+                    _ => None,
+                }
+            }
+            Expr::Attribute(attr) => Some(GuardTest::StateNot {
+                field: Sym::new(attr.attr.as_str()),
+                on_path: true,
+            }),
+            _ => {
+                // Where the marker was made: the call itself, or the call a name was bound to.
+                let marker = match test {
+                    Expr::Name(name) => self
+                        .lookup_local(name.id.as_str())
+                        .map_or(value.range, |v| v.range),
+                    _ => value.range,
+                };
+                if value.flags & Value::CREATED != 0 {
+                    Some(GuardTest::NotCreated {
+                        marker,
+                        compound: false,
+                    })
+                } else if value.flags & Value::MARKER != 0 {
+                    Some(GuardTest::NotMarker { marker })
+                } else {
+                    None
+                }
+            }
         }
     }
 
@@ -1259,7 +1374,8 @@ impl<'e, 'c> Walker<'e, 'c> {
                     ..Value::default()
                 }
             }
-            Expr::Await(await_expr) => self.expr(&await_expr.value, block),
+            // The awaited call's value, with its range: a marker is known by its call's range.
+            Expr::Await(await_expr) => return self.expr(&await_expr.value, block),
             Expr::Named(named) => {
                 let value = self.expr(&named.value, block);
                 self.bind(&named.target, &value, block);
@@ -1567,12 +1683,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         };
         // Builtins and pure methods: no event, no helper to follow.
         let pure = match &*call.func {
-            Expr::Name(_) => {
-                !self.locals.contains_key(&method)
-                    && !self.ex.top_level.contains(&method)
-                    && !self.ex.imports.contains_key(&method)
-                    && self.ex.catalog.is_pure_call(true, method)
-            }
+            Expr::Name(_) => self.is_builtin_call(method.as_str()),
             Expr::Attribute(attr) => {
                 !matches!(&*attr.value, Expr::Name(n) if Some(n.id.as_str()) == self.self_name.as_deref())
                     && self.ex.catalog.is_pure_call(false, method)
@@ -1937,19 +2048,24 @@ fn int_op(a: i64, b: i64, op: Operator) -> Option<i64> {
 
 /// A `StateNot { field }` guard (`if x.status != "pending": return`) is a done-check when a later
 /// event writes that field (`x.status = "sent"`, `.update(status="sent")`), and a precondition
-/// otherwise.
-fn resolve_state_guards(events: &mut [Event]) {
+/// otherwise. A flag's guard (`on_path`) needs a write on the guarded path: in the guard's block
+/// or in blocks that block always runs through (`with`, `try`).
+fn resolve_state_guards(events: &mut [Event], blocks: &[Block]) {
     for index in 0..events.len() {
         let EventKind::Guard(guard) = &events[index].kind else {
             continue;
         };
-        let GuardTest::StateNot { field } = guard.test else {
+        let GuardTest::StateNot { field, on_path } = guard.test else {
             continue;
         };
-        let written = events[index + 1..].iter().any(|event| match &event.kind {
-            EventKind::AttrAssign(assign) => assign.attr == field,
-            EventKind::Call(call) => call.keywords().iter().any(|(name, _)| *name == field),
-            EventKind::Guard(_) => false,
+        let guard_block = events[index].block;
+        let written = events[index + 1..].iter().any(|event| {
+            let writes = match &event.kind {
+                EventKind::AttrAssign(assign) => assign.attr == field,
+                EventKind::Call(call) => call.keywords().iter().any(|(name, _)| *name == field),
+                EventKind::Guard(_) => false,
+            };
+            writes && (!on_path || always_runs_through(blocks, event.block, guard_block))
         });
         if let EventKind::Guard(guard) = &mut events[index].kind {
             guard.test = if written {
@@ -1959,6 +2075,23 @@ fn resolve_state_guards(events: &mut [Event]) {
             };
         }
     }
+}
+
+/// Whether code in `ancestor` that reaches the end of `block`'s enclosing statements always runs
+/// `block`: only `with`, `try` and `finally` blocks lie between them.
+fn always_runs_through(blocks: &[Block], mut block: u32, ancestor: u32) -> bool {
+    while block != ancestor {
+        let Some(info) = blocks.get(block as usize) else {
+            return false;
+        };
+        match (&info.kind, info.parent) {
+            (BlockKind::With { .. } | BlockKind::Try | BlockKind::Finally, Some(parent)) => {
+                block = parent;
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 #[cfg(test)]

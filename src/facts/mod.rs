@@ -846,7 +846,12 @@ pub enum GuardTest {
     Precondition,
     /// `if x.field != value:` (or `not in`) while the body is being read; `finish` turns it into
     /// `DoneCheck` or `Precondition`, so no later pass sees it.
-    StateNot { field: Sym },
+    ///
+    /// `on_path` when the test is a flag's (`if not x.pending: return`, `if x.pending:` around
+    /// the effect): then only a write the guarded code always runs through makes it a
+    /// done-check, as `x.enabled = False` in a branch does not turn `if not x.enabled: return`
+    /// into one.
+    StateNot { field: Sym, on_path: bool },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -854,6 +859,8 @@ pub enum Exit {
     Return,
     Raise,
     Continue,
+    /// The guarded code is the `if`'s body: `if not x.sent: send(...)`.
+    Skip,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
