@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde::Deserialize;
 
-use crate::facts::{CallSite, Dropped, Value};
+use crate::facts::{CallSite, Dropped, Taint, Value};
 use crate::i18n::{Lang, tr};
 use crate::path::{Pattern, QPath, Sym};
 
@@ -441,6 +441,14 @@ struct RawCatalog {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct RawArguments {
     read_by_rules: Vec<String>,
+}
+
+/// Whether a value derives from a nondeterministic source or delivery metadata.
+fn is_key_material(value: &Value) -> bool {
+    value
+        .taint
+        .iter()
+        .any(|taint| matches!(taint, Taint::Nondet { .. } | Taint::Meta { .. }))
 }
 
 /// A list of names from the catalog, asked whether it holds one.
@@ -1228,10 +1236,21 @@ impl Catalog {
         if filter != ArgumentFilter::NamedKeywords {
             return Dropped::default();
         }
-        let positional = args.len();
-        *args = Vec::new();
+        // A value made from a nondeterministic source or delivery metadata stays, in its
+        // place: a helper may use that parameter as a key (`charge(order, str(uuid4()))`).
+        // Such values are rare; the others give their place to an empty value.
+        let mut positional = args.len();
+        if args.iter().any(is_key_material) {
+            positional = 0;
+            for arg in args.iter_mut().filter(|arg| !is_key_material(arg)) {
+                *arg = Value::default();
+                positional += 1;
+            }
+        } else {
+            *args = Vec::new();
+        }
         let before = keywords.len();
-        keywords.retain(|(name, _)| self.keeps_keyword(*name));
+        keywords.retain(|(name, value)| self.keeps_keyword(*name) || is_key_material(value));
         Dropped::new(positional, keywords.len() < before)
     }
 
