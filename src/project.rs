@@ -1982,16 +1982,15 @@ fn name_tables(files: &[SourceFile]) -> (FunctionTable<'_>, ClassTable<'_>) {
     for (fi, file) in files.iter().enumerate() {
         let Some(facts) = &file.facts else { continue };
         let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
+        // Nested functions too: the enclosing function calls them by name (`_sms(phone)`).
         for (i, function) in facts.functions.iter().enumerate().skip(1) {
-            if function.parent.is_none() {
-                functions.insert(
-                    function.qualname.as_str(),
-                    FuncId {
-                        file: file_id,
-                        func: u32::try_from(i).unwrap_or(u32::MAX),
-                    },
-                );
-            }
+            functions.insert(
+                function.qualname.as_str(),
+                FuncId {
+                    file: file_id,
+                    func: u32::try_from(i).unwrap_or(u32::MAX),
+                },
+            );
         }
         for (i, class) in facts.classes.iter().enumerate() {
             classes.insert(class.qualname.as_str(), (file_id, i));

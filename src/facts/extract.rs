@@ -699,6 +699,17 @@ impl<'e, 'c> Walker<'e, 'c> {
             .iter()
             .map(|d| self.decorator(&d.expression))
             .collect();
+        // A nested function is called by its name in the enclosing one: the name stands for it.
+        if !self.is_module {
+            let path = cached_path(&mut self.ex.dotted_paths, &function.qualname);
+            self.set_local(
+                name,
+                Value {
+                    path: Some(path),
+                    ..Value::default()
+                },
+            );
+        }
         self.ex.functions.push(function);
         pending.push((index, def));
     }
