@@ -1106,11 +1106,11 @@ impl<'a> Project<'a> {
                                 continue;
                             };
                             for item in items {
+                                let wrapped = item.path.as_ref().is_some_and(|path| {
+                                    path.is_call() && catalog.registry.wrappers.find(path).is_some()
+                                });
                                 let target = match &item.path {
-                                    Some(path)
-                                        if path.is_call()
-                                            && catalog.registry.wrappers.find(path).is_some() =>
-                                    {
+                                    Some(_) if wrapped => {
                                         item.first_arg.as_ref().and_then(|a| a.path.clone())
                                     }
                                     Some(path) if !path.is_call() => Some(path.clone()),
@@ -1120,10 +1120,24 @@ impl<'a> Project<'a> {
                                 if let Some(id) =
                                     self.resolve_function(&self.canonical(&target), None)
                                 {
+                                    // The wrapper's options, and the class's where the
+                                    // wrapper sets none.
+                                    let mut options = TaskOptions::default();
+                                    let own = item.call.as_ref().filter(|_| wrapped);
+                                    for (attr, option) in &catalog.registry.class_options {
+                                        if let Some(value) = class.attrs.get(attr)
+                                            && own.is_none_or(|c| c.keyword(option).is_none())
+                                        {
+                                            options.push(attr, value, file_id);
+                                        }
+                                    }
+                                    for (name, value) in own.iter().flat_map(|c| &c.keywords) {
+                                        options.push(name.as_str(), value, file_id);
+                                    }
                                     tasks.push(Task {
                                         id,
                                         framework: Framework::Arq,
-                                        options: TaskOptions::default(),
+                                        options,
                                         declared_at: class.name_range,
                                     });
                                 }
@@ -1139,11 +1153,13 @@ impl<'a> Project<'a> {
         let handed: Vec<Vec<Task>> = self
             .files
             .par_iter()
-            .map(|file| {
+            .enumerate()
+            .map(|(index, file)| {
                 let mut tasks = Vec::new();
                 let Some(facts) = &file.facts else {
                     return tasks;
                 };
+                let file_id = u32::try_from(index).unwrap_or(u32::MAX);
                 for function in &facts.functions {
                     let may_hand = function.calls_named(|name| {
                         catalog.rq_method(&name).is_some() || self.may_name_enqueue_or_app_by(name)
@@ -1151,7 +1167,7 @@ impl<'a> Project<'a> {
                     if !may_hand {
                         continue;
                     }
-                    function.peek(|body| self.handed_tasks(body, &mut tasks));
+                    function.peek(|body| self.handed_tasks(body, file_id, &mut tasks));
                 }
                 tasks
             })
@@ -1167,7 +1183,7 @@ impl<'a> Project<'a> {
     }
 
     /// Functions a body hands to RQ (`queue.enqueue(f, ...)`) or django-q (`async_task(f)`).
-    fn handed_tasks(&self, body: &FunctionBody, tasks: &mut Vec<Task>) {
+    fn handed_tasks(&self, body: &FunctionBody, file: u32, tasks: &mut Vec<Task>) {
         let catalog = self.catalog;
         for event in &body.events {
             let EventKind::Call(call) = &event.kind else {
@@ -1197,10 +1213,19 @@ impl<'a> Project<'a> {
                 } else {
                     Framework::DjangoQ
                 };
+                // What the enqueueing call bounds the run with (`job_timeout=60`).
+                let mut options = TaskOptions::default();
+                if let Some(spec) = catalog.framework(framework) {
+                    for limit in &spec.time_limits {
+                        if let Some(value) = call.keyword(&limit.keyword) {
+                            options.push(&limit.keyword, value, file);
+                        }
+                    }
+                }
                 tasks.push(Task {
                     id,
                     framework,
-                    options: TaskOptions::default(),
+                    options,
                     declared_at: self.function(id).map(|f| f.name_range).unwrap_or_default(),
                 });
             }

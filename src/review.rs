@@ -497,10 +497,12 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding], lang: Lang) -
                             "step.ttl",
                             value = text(value.range),
                             unit = lang.text(match unit {
-                                crate::catalog::TimeUnit::Seconds => "step.unit_s",
+                                crate::catalog::TimeUnit::Seconds
+                                | crate::catalog::TimeUnit::At => "step.unit_s",
                                 crate::catalog::TimeUnit::Milliseconds => "step.unit_ms",
                             })
                         ),
+                        Ttl::At(value) => tr!(lang, "step.expires_at", value = text(value.range)),
                         Ttl::Forever => tr!(lang, "step.no_expiry"),
                         Ttl::LibraryDefault => tr!(lang, "step.default_expiry"),
                     };

@@ -369,6 +369,7 @@ pub struct Catalog {
     pure: PureNames,
     binders: PatternSet<Binder>,
     runners: PatternSet<Runner>,
+    durations: PatternSet<()>,
     pub orm: Orm,
     guards: Guards,
     vocabulary: Vocabulary,
@@ -430,6 +431,7 @@ struct RawCatalog {
     pure: Pure,
     binders: RawBinders,
     runner: Vec<RawRunner>,
+    durations: RawCalls,
     pub orm: Orm,
     guards: Guards,
     vocabulary: Vocabulary,
@@ -691,6 +693,9 @@ pub enum TimeUnit {
     Seconds,
     #[serde(rename = "ms")]
     Milliseconds,
+    /// A point in time (`exat=`, `pxat=`): the key expires, when is only known at run time.
+    #[serde(rename = "at")]
+    At,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -750,6 +755,8 @@ impl TimeUnit {
         match self {
             TimeUnit::Seconds => value,
             TimeUnit::Milliseconds => value / 1000,
+            // Not a duration: [`LockApi::ttl`] gives these as `Ttl::At`.
+            TimeUnit::At => value,
         }
     }
 }
@@ -794,6 +801,8 @@ pub enum Ttl<'c> {
     Forever,
     /// Left out where the library applies a default.
     LibraryDefault,
+    /// An expiry at a point in time (`exat=`): it expires, when is known at run time.
+    At(&'c Value),
 }
 
 impl LockApi {
@@ -811,6 +820,8 @@ impl LockApi {
             if let Some(value) = value {
                 return if value.is_none() {
                     Ttl::Forever
+                } else if spec.unit == TimeUnit::At {
+                    Ttl::At(value)
                 } else {
                     Ttl::Given(value, spec.unit)
                 };
@@ -836,6 +847,7 @@ struct RawRegistry {
     class_names: Vec<String>,
     wrappers: Vec<String>,
     requires_import: String,
+    class_options: std::collections::BTreeMap<String, String>,
 }
 
 /// Registries of task functions: class attributes listing them, and the wrappers of their items.
@@ -845,6 +857,8 @@ pub struct Registry {
     pub class_names: Vec<String>,
     pub wrappers: PatternSet<()>,
     pub requires_import: String,
+    /// Class attributes that set a task option of every listed function: (attribute, option).
+    pub class_options: Vec<(String, String)>,
 }
 
 #[derive(Deserialize)]
@@ -1044,6 +1058,7 @@ impl Catalog {
             class_names: raw.registry.class_names,
             wrappers,
             requires_import: raw.registry.requires_import,
+            class_options: raw.registry.class_options.into_iter().collect(),
         };
         let h = raw.heuristics;
         // Sinks whose pattern ends in a wildcard (`Adyen.checkout.*_api.*`): a call keeps its
@@ -1149,6 +1164,7 @@ impl Catalog {
                 }
                 set
             },
+            durations: pattern_set(&raw.durations.calls),
             runners: {
                 let mut set = PatternSet::default();
                 for runner in &raw.runner {
@@ -1336,7 +1352,11 @@ impl Catalog {
         .unwrap_or(EffectKind::Payment)
     }
 
-    /// `functools.partial(f, ...)`: a call whose result calls its first argument.
+    /// Whether a call of `path` makes a duration (`timedelta(minutes=5)`).
+    pub fn is_duration(&self, path: &QPath) -> bool {
+        self.durations.find(path).is_some()
+    }
+
     /// Whether a call of `path` returns the function given as its first argument, and what
     /// it binds to it.
     pub fn binder(&self, path: &QPath) -> Option<Binder> {
@@ -1400,6 +1420,14 @@ impl Catalog {
     }
 
     /// The lock API a call uses, if it takes a lock or a set-if-absent marker.
+    /// Whether `path` is a lock API's call by its patterns alone (`redis.Redis().lock()`):
+    /// the receiver of `lock.extend()`.
+    pub fn is_lock_path(&self, path: &QPath) -> bool {
+        self.locks
+            .iter()
+            .any(|lock| lock.patterns.iter().any(|p| p.matches(path)))
+    }
+
     pub fn lock(&self, path: &QPath, call: &CallSite) -> Option<&LockApi> {
         let method = path.last_name()?;
         let receiver = call.receiver_lowercase();

@@ -1310,9 +1310,16 @@ impl<'e, 'c> Walker<'e, 'c> {
                 let left = self.expr(&bin.left, block);
                 let right = self.expr(&bin.right, block);
                 let mut value = Value::default();
-                if let (Some(a), Some(b)) = (left.as_int(), right.as_int()) {
-                    if let Some(result) = int_op(a, b, bin.op) {
-                        value.lit = Lit::Int(result);
+                if let (Lit::Int(a), Lit::Int(b)) = (&left.lit, &right.lit) {
+                    value.lit = match (int_op(*a, *b, bin.op), bin.op) {
+                        (Some(result), _) => Lit::Int(result),
+                        // `3600 / 2` is a float in Python.
+                        (None, Operator::Div) if *b != 0 => Lit::Float(*a as f64 / *b as f64),
+                        _ => Lit::Other,
+                    };
+                } else if let (Some(a), Some(b)) = (left.as_f64(), right.as_f64()) {
+                    if let Some(result) = float_op(a, b, bin.op) {
+                        value.lit = Lit::Float(result);
                     }
                 } else if let (Lit::Str(a), Lit::Str(b), Operator::Add) =
                     (&left.lit, &right.lit, bin.op)
@@ -1334,7 +1341,8 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::UnaryOp(unary) => {
                 let operand = self.expr(&unary.operand, block);
                 let lit = match (unary.op, &operand.lit) {
-                    (UnaryOp::USub, Lit::Int(i)) => Lit::Int(-i),
+                    (UnaryOp::USub, Lit::Int(i)) => i.checked_neg().map_or(Lit::Other, Lit::Int),
+                    (UnaryOp::USub, Lit::Float(f)) => Lit::Float(-f),
                     (UnaryOp::Not, Lit::Bool(b)) => Lit::Bool(!b),
                     _ => Lit::Other,
                 };
@@ -1788,6 +1796,12 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
         value.taint.truncate(MAX_TAINT);
+        if let Some(path) = &path
+            && self.ex.catalog.is_duration(path)
+            && let Some(seconds) = timedelta_seconds(&args, &keywords)
+        {
+            value.lit = Lit::Float(seconds);
+        }
         // `partial(f, ...)` stands for `f`: calling the result calls `f`, with the arguments
         // bound here first; so does `sync_to_async(f)`, binding nothing.
         if let Some(path) = &path
@@ -2043,6 +2057,44 @@ fn merge_taint(into: &mut ThinVec<Taint>, from: &[Taint]) {
             into.push(*taint);
         }
     }
+}
+
+/// The seconds of `timedelta(days, seconds, microseconds, milliseconds, minutes, hours, weeks)`
+/// when every argument is a number.
+fn timedelta_seconds(args: &[Value], keywords: &[(Sym, Value)]) -> Option<f64> {
+    const UNITS: [(&str, f64); 7] = [
+        ("days", 86_400.0),
+        ("seconds", 1.0),
+        ("microseconds", 1e-6),
+        ("milliseconds", 1e-3),
+        ("minutes", 60.0),
+        ("hours", 3_600.0),
+        ("weeks", 604_800.0),
+    ];
+    if args.len() > UNITS.len() {
+        return None;
+    }
+    let mut total = 0.0;
+    for (value, (_, unit)) in args.iter().zip(UNITS) {
+        total += value.as_f64()? * unit;
+    }
+    for (name, value) in keywords {
+        let (_, unit) = UNITS.iter().find(|(n, _)| *n == name.as_str())?;
+        total += value.as_f64()? * unit;
+    }
+    total.is_finite().then_some(total)
+}
+
+fn float_op(a: f64, b: f64, op: Operator) -> Option<f64> {
+    let result = match op {
+        Operator::Add => a + b,
+        Operator::Sub => a - b,
+        Operator::Mult => a * b,
+        Operator::Div if b != 0.0 => a / b,
+        Operator::FloorDiv if b != 0.0 => (a / b).floor(),
+        _ => return None,
+    };
+    result.is_finite().then_some(result)
 }
 
 fn int_op(a: i64, b: i64, op: Operator) -> Option<i64> {

@@ -77,9 +77,22 @@ impl Value {
         }
     }
 
+    /// The value as a whole number: an integer, or a float rounded down (durations are
+    /// written `1.5 * 3600` as often as `5400`).
     pub fn as_int(&self) -> Option<i64> {
         match self.lit {
             Lit::Int(i) => Some(i),
+            // The cast saturates; the range check keeps it exact where it matters.
+            Lit::Float(f) if f.is_finite() && f.abs() < 1e15 => Some(f.floor() as i64),
+            _ => None,
+        }
+    }
+
+    /// The value as a number, integer or float.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self.lit {
+            Lit::Int(i) => Some(i as f64),
+            Lit::Float(f) => Some(f),
             _ => None,
         }
     }

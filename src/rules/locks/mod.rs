@@ -108,13 +108,25 @@ fn is_nested_in(facts: &crate::facts::ModuleFacts, function: &Function, outer: &
 }
 
 /// Whether the task extends its locks while it works (`lock.extend()`, `auto_renewal=True`).
+/// An extension is called on a lock: a lock API's result, or a receiver named as one
+/// (`self.lock.extend(...)`); `rows.extend(...)` extends a list.
 pub fn extends_locks(project: &Project, task: &TaskView) -> bool {
     let spec = &project.catalog.lock_extension;
     task.function.events().iter().any(|event| {
         let EventKind::Call(call) = &event.kind else {
             return false;
         };
-        spec.methods.iter().any(|m| **m == *call.method.as_str())
+        let on_lock = || {
+            call.receiver_lowercase().contains("lock")
+                || call.path.as_ref().is_some_and(|path| {
+                    let segs = path.segs();
+                    segs.len() > 1 && {
+                        let prefix = crate::path::QPath(segs[..segs.len() - 1].to_vec());
+                        project.catalog.is_lock_path(&project.canonical(&prefix))
+                    }
+                })
+        };
+        (spec.methods.iter().any(|m| **m == *call.method.as_str()) && on_lock())
             || spec
                 .keywords
                 .iter()
