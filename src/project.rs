@@ -2066,8 +2066,9 @@ pub fn dominating_guards(
     function: &Function,
     index: usize,
 ) -> impl Iterator<Item = &GuardTest> + '_ {
-    let target = function.events().get(index);
-    function.events()[..index.min(function.events().len())]
+    let events = function.events();
+    let target = events.get(index);
+    let before = events[..index.min(events.len())]
         .iter()
         .filter_map(move |event| {
             let target = target?;
@@ -2079,7 +2080,42 @@ pub fn dominating_guards(
                 GuardTest::Precondition | GuardTest::StateNot { .. }
             );
             (is_guard && guard_covers(function, event.block, target.block)).then_some(&guard.test)
-        })
+        });
+    // `try: Marker.objects.create(...); work() except IntegrityError: return`: the insert
+    // guards what follows it in the `try` (its guard event comes after the whole statement).
+    let after = events
+        .get(index.saturating_add(1)..)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(move |event| {
+            let target = target?;
+            let EventKind::Guard(guard) = &event.kind else {
+                return None;
+            };
+            let GuardTest::Integrity {
+                marker: Some(marker),
+            } = guard.test
+            else {
+                return None;
+            };
+            let at = event_range(target)?;
+            let in_try_body = guard.range.contains_range(at)
+                && marker.end() <= at.start()
+                && !function
+                    .block_kinds(target.block)
+                    .any(|kind| matches!(kind, BlockKind::Handler { .. } | BlockKind::Finally));
+            in_try_body.then_some(&guard.test)
+        });
+    before.chain(after)
+}
+
+/// Where an event is in the source, when it is a call or an assignment.
+fn event_range(event: &crate::facts::Event) -> Option<TextRange> {
+    match &event.kind {
+        EventKind::Call(call) => Some(call.range),
+        EventKind::AttrAssign(assign) => Some(assign.range),
+        EventKind::Guard(_) => None,
+    }
 }
 
 /// Whether leaving from `guard_block` (by `return`, `raise` or `continue`) prevents reaching

@@ -104,10 +104,14 @@ impl CelerySettings {
             let Some(facts) = &file.facts else { continue };
             let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
             let last = facts.module.rsplit('.').next().unwrap_or_default();
-            let is_django_settings = facts
-                .module
-                .split('.')
-                .any(|part| part.contains("settings"));
+            // Django settings count when the app loads them, or when nothing says what it
+            // loads (its `config_from_object` may be outside the checked files).
+            let is_django_settings = (!sources.namespaces.is_empty()
+                || (sources.modules.is_empty() && sources.classes.is_empty()))
+                && facts
+                    .module
+                    .split('.')
+                    .any(|part| part.contains("settings"));
             let is_celeryconfig = sources.modules.contains(&facts.module) || last == "celeryconfig";
             if is_django_settings || is_celeryconfig {
                 for (name, value) in &facts.vars {
@@ -313,7 +317,10 @@ impl Sources {
                 }
             }
         }
-        if sources.namespaces.is_empty() {
+        // With no `config_from_object` at all, Django's `CELERY_` settings are the likely
+        // source; with one that names another module or class only, Django's are not read.
+        if sources.namespaces.is_empty() && sources.modules.is_empty() && sources.classes.is_empty()
+        {
             sources.namespaces.push("CELERY_".to_string());
         }
         sources
