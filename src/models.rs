@@ -525,7 +525,9 @@ fn collect(project: &Project, class: &Class, model: &mut Model, depth: u32, inhe
                         let canonical = project.canonical(path).dotted();
                         let is_unique = spec.unique_constraints.contains(&canonical)
                             || path.last_name() == Some("UniqueConstraint");
-                        if !is_unique || call.keyword("condition").is_some() {
+                        // `condition=None` is Django's default: an unconditional constraint.
+                        let conditional = call.keyword("condition").is_some_and(|c| !c.is_none());
+                        if !is_unique || conditional {
                             continue;
                         }
                         if let Some(fields) = call.keyword("fields").map(strings) {

@@ -2197,8 +2197,9 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
     if spec.field.is_some() && call.dropped.any() {
         return KeyStatus::Unknown;
     }
+    // `options=` as a keyword, or positionally after the params (`send(params, options)`).
     if let Some(option) = &spec.options
-        && let Some(options) = call.keyword("options")
+        && let Some(options) = call.keyword("options").or_else(|| call.args().get(1))
     {
         match options.dict() {
             Some(_) => {

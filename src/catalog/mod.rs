@@ -765,6 +765,21 @@ impl TimeUnit {
 #[serde(deny_unknown_fields)]
 pub struct LockRelease {
     pub methods: Vec<String>,
+    /// Calls that make a script; calling the script releases (`release = r.register_script(..)`).
+    pub scripts: Vec<String>,
+}
+
+impl LockRelease {
+    /// Whether a call releases a set-if-absent key: by its method, or as a script's call.
+    pub fn releases(&self, call: &CallSite) -> bool {
+        let is_script = |name: &str| self.scripts.iter().any(|s| s == name);
+        self.methods.iter().any(|m| m == call.method.as_str())
+            || (!is_script(call.method.as_str())
+                && call
+                    .path
+                    .as_ref()
+                    .is_some_and(|path| path.segs().iter().any(|seg| is_script(seg.name.as_str()))))
+    }
 }
 
 /// Calls whose result tells whether this run took a key first: by method, or by a keyword set

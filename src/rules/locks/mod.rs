@@ -73,7 +73,7 @@ fn lock_calls<'a>(
 ) -> Vec<(&'a CallSite, &'a LockApi)> {
     let releases = functions.iter().any(|function| {
         function.events().iter().any(|event| {
-            matches!(&event.kind, EventKind::Call(call) if project.catalog.lock_release.methods.iter().any(|m| **m == *call.method.as_str()))
+            matches!(&event.kind, EventKind::Call(call) if project.catalog.lock_release.releases(call))
                 && function.block_kinds(event.block).any(|k| matches!(k, BlockKind::Finally))
         })
     });

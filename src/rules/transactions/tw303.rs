@@ -119,7 +119,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
 /// Whether the function releases set-if-absent keys (in a `finally`): then they are locks.
 fn releases_keys(project: &Project, function: &crate::facts::Function) -> bool {
     function.events().iter().any(|event| {
-        matches!(&event.kind, EventKind::Call(call) if project.catalog.lock_release.methods.iter().any(|m| m == call.method.as_str()))
+        matches!(&event.kind, EventKind::Call(call) if project.catalog.lock_release.releases(call))
             && function
                 .block_kinds(event.block)
                 .any(|k| matches!(k, crate::facts::BlockKind::Finally))
