@@ -1742,6 +1742,19 @@ impl<'e, 'c> Walker<'e, 'c> {
             }),
             ..Value::default()
         };
+        // `dict(a=1, b=x)` is the display `{"a": 1, "b": x}`.
+        if args.is_empty()
+            && let Expr::Name(name) = &*call.func
+            && name.id.as_str() == "dict"
+            && self.is_builtin_call("dict")
+        {
+            value.lit = Lit::Dict(
+                keywords
+                    .iter()
+                    .map(|(k, v)| (Some(*k), v.clone()))
+                    .collect(),
+            );
+        }
         merge_taint(&mut value.taint, &func.taint);
         for arg in &args {
             merge_taint(&mut value.taint, &arg.taint);

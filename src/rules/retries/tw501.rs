@@ -1,3 +1,5 @@
+use ruff_text_size::TextRange;
+
 use crate::facts::{CallSite, EventKind, Lit, Value};
 use crate::i18n::{Lang, tr};
 use crate::project::CallClass;
@@ -86,19 +88,39 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 )
             }
             "delay" if function.in_handler(event.block) => changed_positional(call, &params, lang),
+            // `task.s(...).apply_async(countdown=10)`: the signature holds the arguments.
+            "s" | "si"
+                if function.in_handler(event.block)
+                    && applied_next(function, index, call.range) =>
+            {
+                changed_positional(call, &params, lang)
+            }
             _ => None,
         };
         let Some(what) = changed else { continue };
         let message = tr!(
             lang,
             "tw501.message",
-            method = call.method.as_str(),
+            method = match call.method.as_str() {
+                "s" | "si" => format!("{}(...).apply_async", call.method.as_str()),
+                other => other.to_string(),
+            },
             task = function.name,
             what = what
         );
         let help = tr!(lang, "tw501.help");
         checker.report(&RULE, task.id.file, call.range, message, help);
     }
+}
+
+/// Whether the event after `index` enqueues the signature made at `range` at once
+/// (`task.s(...).apply_async()`, `.delay()`).
+fn applied_next(function: &crate::facts::Function, index: usize, range: TextRange) -> bool {
+    function.events().get(index + 1).is_some_and(|event| {
+        matches!(&event.kind, EventKind::Call(next)
+            if matches!(next.method.as_str(), "apply_async" | "delay")
+                && next.range.start() == range.start())
+    })
 }
 
 /// Describes how `args`/`kwargs` differ from the parameters; `None` when they pass them
