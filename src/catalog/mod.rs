@@ -367,9 +367,8 @@ pub struct Catalog {
     pub models: Models,
     pub celery_settings: CelerySettingsSpec,
     pure: PureNames,
-    binders: PatternSet<Binder>,
-    runners: PatternSet<Runner>,
-    durations: PatternSet<()>,
+    /// Binders, runners and durations: one lookup for every call.
+    roles: PatternSet<CallRole>,
     pub orm: Orm,
     guards: Guards,
     vocabulary: Vocabulary,
@@ -920,7 +919,7 @@ struct RawRunner {
     keywords: bool,
 }
 
-/// A call that calls the function it is given at once ([`Catalog::runner`]).
+/// A call that calls the function it is given at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Runner {
     /// The position of the function among the call's arguments; the positional arguments after
@@ -930,7 +929,18 @@ pub struct Runner {
     pub keywords: bool,
 }
 
-/// What a call that returns a function binds ([`Catalog::binder`]).
+/// What the catalog says a call does beyond being called ([`Catalog::call_role`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallRole {
+    /// Returns the function given first (`partial(f, ...)`, `sync_to_async(f)`).
+    Binder(Binder),
+    /// Calls a function it is given, now (`asyncio.to_thread(f, ...)`).
+    Runner(Runner),
+    /// Makes a duration, read as seconds (`timedelta(minutes=5)`).
+    Duration,
+}
+
+/// What a call that returns a function binds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Binder {
     /// `partial(f, a, k=v)`: the arguments after the function are bound to it.
@@ -1169,29 +1179,25 @@ impl Catalog {
                 functions: raw.pure.functions.iter().map(|n| Sym::new(n)).collect(),
                 methods: raw.pure.methods.iter().map(|n| Sym::new(n)).collect(),
             },
-            binders: {
+            roles: {
                 let mut set = PatternSet::default();
                 for pattern in &raw.binders.calls {
-                    set.insert(pattern, Binder::Arguments);
+                    set.insert(pattern, CallRole::Binder(Binder::Arguments));
                 }
                 for pattern in &raw.binders.wrappers {
-                    set.insert(pattern, Binder::Wrapper);
+                    set.insert(pattern, CallRole::Binder(Binder::Wrapper));
                 }
-                set
-            },
-            durations: pattern_set(&raw.durations.calls),
-            runners: {
-                let mut set = PatternSet::default();
                 for runner in &raw.runner {
                     for pattern in &runner.calls {
-                        set.insert(
-                            pattern,
-                            Runner {
-                                function: runner.function,
-                                keywords: runner.keywords,
-                            },
-                        );
+                        let role = Runner {
+                            function: runner.function,
+                            keywords: runner.keywords,
+                        };
+                        set.insert(pattern, CallRole::Runner(role));
                     }
+                }
+                for pattern in &raw.durations.calls {
+                    set.insert(pattern, CallRole::Duration);
                 }
                 set
             },
@@ -1367,20 +1373,10 @@ impl Catalog {
         .unwrap_or(EffectKind::Payment)
     }
 
-    /// Whether a call of `path` makes a duration (`timedelta(minutes=5)`).
-    pub fn is_duration(&self, path: &QPath) -> bool {
-        self.durations.find(path).is_some()
-    }
-
-    /// Whether a call of `path` returns the function given as its first argument, and what
-    /// it binds to it.
-    pub fn binder(&self, path: &QPath) -> Option<Binder> {
-        self.binders.find(path)
-    }
-
-    /// Whether a call of `path` calls a function it is given, and where that function is.
-    pub fn runner(&self, path: &QPath) -> Option<Runner> {
-        self.runners.find(path)
+    /// What a call of `path` does with functions or durations, if anything: binds a function
+    /// (`partial`), calls one it is given (`asyncio.to_thread`), or makes a duration.
+    pub fn call_role(&self, path: &QPath) -> Option<CallRole> {
+        self.roles.find(path)
     }
 
     /// Whether a call of `name` can be left out of the facts: when `bare`, a builtin called by

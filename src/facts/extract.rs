@@ -18,7 +18,7 @@ use super::{
     EventKind, Exit, Function, FunctionBody, Guard, GuardTest, Lit, ModuleFacts, Param, SmallMap,
     Taint, Value,
 };
-use crate::catalog::{Binder, Catalog, Orm};
+use crate::catalog::{Binder, CallRole, Catalog, Orm};
 use crate::path::{Call, QPath, Seg, Sym, dotted_join};
 
 /// Taint lists are capped: a key depends on a handful of sources, not hundreds.
@@ -1672,8 +1672,12 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
         // `asyncio.to_thread(f, a, k=v)` calls `f(a, k=v)` now: the call is `f`'s.
         let mut run = None;
-        if let Some(path) = &func.path
-            && let Some(runner) = self.ex.catalog.runner(path)
+        // One catalog lookup for what the call does with functions or durations.
+        let role = func
+            .path
+            .as_ref()
+            .and_then(|path| self.ex.catalog.call_role(path));
+        if let Some(CallRole::Runner(runner)) = role
             && let Some(target) = args.get(runner.function)
             && let Some(target_path) = target.path.clone().filter(|p| !p.is_call())
         {
@@ -1809,16 +1813,15 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
         value.taint.truncate(MAX_TAINT);
-        if let Some(path) = &path
-            && self.ex.catalog.is_duration(path)
+        if role == Some(CallRole::Duration)
             && let Some(seconds) = timedelta_seconds(&args, &keywords)
         {
             value.lit = Lit::Float(seconds);
         }
         // `partial(f, ...)` stands for `f`: calling the result calls `f`, with the arguments
         // bound here first; so does `sync_to_async(f)`, binding nothing.
-        if let Some(path) = &path
-            && let Some(binder) = self.ex.catalog.binder(path)
+        if let Some(CallRole::Binder(binder)) = role
+            && run.is_none()
             && let Some(function) = args
                 .first()
                 .filter(|a| a.path.as_ref().is_some_and(|p| !p.is_call()))
