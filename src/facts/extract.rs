@@ -1026,13 +1026,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         match test {
             Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => {
                 let inner = self.pure(&unary.operand);
-                // Where the marker was made: the call itself, or the call a name was bound to.
-                let marker = match &*unary.operand {
-                    Expr::Name(name) => self
-                        .lookup_local(name.id.as_str())
-                        .map_or(inner.range, |v| v.range),
-                    _ => inner.range,
-                };
+                let marker = self.marker_range(&unary.operand, inner.range);
                 if inner.flags & Value::CREATED != 0 {
                     return Some(GuardTest::NotCreated {
                         marker,
@@ -1142,6 +1136,17 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
     }
 
+    /// Where a marker tested by `expr` was made: the call itself (at `range`), or the call a
+    /// name was bound to.
+    fn marker_range(&self, expr: &Expr, range: TextRange) -> TextRange {
+        match expr {
+            Expr::Name(name) => self
+                .lookup_local(name.id.as_str())
+                .map_or(range, |v| v.range),
+            _ => range,
+        }
+    }
+
     /// Whether a bare call of `name` is a builtin's: not bound in the module or the function.
     fn is_builtin_call(&self, name: &str) -> bool {
         let sym = Sym::new(name);
@@ -1203,13 +1208,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 on_path: true,
             }),
             _ => {
-                // Where the marker was made: the call itself, or the call a name was bound to.
-                let marker = match test {
-                    Expr::Name(name) => self
-                        .lookup_local(name.id.as_str())
-                        .map_or(value.range, |v| v.range),
-                    _ => value.range,
-                };
+                let marker = self.marker_range(test, value.range);
                 if value.flags & Value::CREATED != 0 {
                     Some(GuardTest::NotCreated {
                         marker,
