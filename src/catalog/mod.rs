@@ -849,10 +849,12 @@ impl LockApi {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct LockExtension {
     pub methods: Vec<String>,
     pub keywords: Vec<String>,
+    /// An extension on a receiver of unknown type counts when its name holds one of these.
+    pub receiver_words: Vec<String>,
 }
 #[derive(Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]

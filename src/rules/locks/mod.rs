@@ -117,7 +117,10 @@ pub fn extends_locks(project: &Project, task: &TaskView) -> bool {
             return false;
         };
         let on_lock = || {
-            call.receiver_lowercase().contains("lock")
+            let receiver = call.receiver_lowercase();
+            spec.receiver_words
+                .iter()
+                .any(|w| receiver.contains(w.as_str()))
                 || call.path.as_ref().is_some_and(|path| {
                     let segs = path.segs();
                     segs.len() > 1 && {

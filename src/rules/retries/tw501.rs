@@ -91,7 +91,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             // `task.s(...).apply_async(countdown=10)`: the signature holds the arguments.
             "s" | "si"
                 if function.in_handler(event.block)
-                    && applied_next(function, index, call.range) =>
+                    && applied_next(project, function, index, call.range) =>
             {
                 changed_positional(call, &params, lang)
             }
@@ -115,10 +115,18 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
 
 /// Whether the event after `index` enqueues the signature made at `range` at once
 /// (`task.s(...).apply_async()`, `.delay()`).
-fn applied_next(function: &crate::facts::Function, index: usize, range: TextRange) -> bool {
+fn applied_next(
+    project: &crate::project::Project,
+    function: &crate::facts::Function,
+    index: usize,
+    range: TextRange,
+) -> bool {
+    let Some(celery) = project.catalog.framework(crate::catalog::Framework::Celery) else {
+        return false;
+    };
     function.events().get(index + 1).is_some_and(|event| {
         matches!(&event.kind, EventKind::Call(next)
-            if matches!(next.method.as_str(), "apply_async" | "delay")
+            if celery.enqueue_methods.iter().any(|m| m == next.method.as_str())
                 && next.range.start() == range.start())
     })
 }
