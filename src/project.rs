@@ -9,7 +9,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rayon::prelude::*;
 use ruff_text_size::TextRange;
 
-use crate::catalog::{Catalog, EffectKind, Framework, KeySpec, Sink};
+use crate::catalog::{Catalog, EffectKind, Framework, KeySpec, MethodSpec, Sink};
 use crate::facts::{
     BlockKind, CallSite, Class, EventKind, Function, FunctionBody, GuardTest, Lit, ModuleFacts,
     Taint, Value,
@@ -1396,7 +1396,7 @@ impl<'a> Project<'a> {
                 (None, Some(p)) => call.args().get(p),
                 (None, None) => None,
             };
-            let verb = value.and_then(Value::as_str)?;
+            let verb = http_method(method, value, call)?;
             if !method.writes.iter().any(|w| w.eq_ignore_ascii_case(verb)) {
                 return None;
             }
@@ -2167,6 +2167,34 @@ pub fn call_label(call: &CallSite) -> String {
     }
 }
 
+/// The HTTP method of a call to a generic request function: the argument the spec names, or,
+/// for a URL-or-request argument, the request object's method, else POST with a body and GET
+/// without one. A method the analysis cannot read is none: the call is not taken for a write.
+fn http_method<'v>(
+    method: &MethodSpec,
+    value: Option<&'v Value>,
+    call: &'v CallSite,
+) -> Option<&'v str> {
+    let Some(field) = &method.request_field else {
+        return value.and_then(Value::as_str);
+    };
+    let with_body = |body: Option<&Value>| {
+        if body.is_some_and(|b| !b.is_none()) {
+            Some("POST")
+        } else {
+            Some("GET")
+        }
+    };
+    if let Some(request) = value.and_then(Value::request) {
+        if let Some(verb) = request.keyword(field) {
+            return verb.as_str();
+        }
+        let body = method.body.as_ref().and_then(|b| b.keyword.as_deref());
+        return with_body(body.and_then(|k| request.keyword(k)));
+    }
+    with_body(method.body.as_ref().and_then(|b| b.find(call)))
+}
+
 /// How the key of a catalog sink is passed in a call.
 fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
     let present = |value: &Value| {
@@ -2210,8 +2238,15 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
             None => return KeyStatus::Unknown,
         }
     }
+    // Headers passed to the call, or carried by a request object passed to it.
+    let headers = call.keyword("headers").or_else(|| {
+        call.args()
+            .iter()
+            .chain(call.keywords().iter().map(|(_, v)| v))
+            .find_map(|v| v.request()?.keyword("headers"))
+    });
     if !spec.header.is_empty()
-        && let Some(headers) = call.keyword("headers")
+        && let Some(headers) = headers
     {
         let Some(items) = headers.dict() else {
             return KeyStatus::Unknown;
@@ -2242,7 +2277,11 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
             return KeyStatus::Present(Box::default());
         }
         // A request body built elsewhere may carry the field: say nothing.
-        if call.args().iter().any(|a| a.dict().is_none()) {
+        if call
+            .args()
+            .iter()
+            .any(|a| a.dict().is_none() && a.request().is_none())
+        {
             return KeyStatus::Unknown;
         }
     }
@@ -2263,6 +2302,16 @@ fn find_field<'v>(value: &'v Value, field: &str, depth: u32) -> Option<&'v Value
         let mut found = items.iter().map(|item| find_field(item, field, depth + 1));
         let first = found.next()??;
         return found.all(|f| f.is_some()).then_some(first);
+    }
+    // A request object's keywords are its fields (`TransferCreateRequest(idempotency_key=k)`).
+    if let Some(request) = value.request() {
+        return request.keywords.iter().find_map(|(k, v)| {
+            if k.as_str() == field {
+                Some(v)
+            } else {
+                find_field(v, field, depth + 1)
+            }
+        });
     }
     let items = value.dict()?;
     items.iter().find_map(|(k, v)| {

@@ -222,11 +222,16 @@ impl KeySpec {
 
 /// For generic request functions: which argument holds the HTTP method.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct MethodSpec {
     pub position: Option<usize>,
     pub keyword: Option<String>,
     pub writes: Vec<String>,
+    /// The argument is a URL or a request object whose field of this name is the method
+    /// (`urlopen(Request(url, method="POST"))`); with no method given, a body makes it a POST.
+    pub request_field: Option<String>,
+    /// The body: the call's argument, or the request object's field named by its `keyword`.
+    pub body: Option<ArgSpec>,
 }
 
 #[derive(Debug)]
@@ -367,8 +372,10 @@ pub struct Catalog {
     pub models: Models,
     pub celery_settings: CelerySettingsSpec,
     pure: PureNames,
-    /// Binders, runners and durations: one lookup for every call.
+    /// Binders, runners, durations and request objects: one lookup for every call.
     roles: PatternSet<CallRole>,
+    /// The positional parameters of each request object's constructor, by name.
+    request_params: Vec<Vec<Sym>>,
     pub orm: Orm,
     guards: Guards,
     vocabulary: Vocabulary,
@@ -431,6 +438,7 @@ struct RawCatalog {
     binders: RawBinders,
     runner: Vec<RawRunner>,
     durations: RawCalls,
+    request_object: Vec<RawRequestObject>,
     pub orm: Orm,
     guards: Guards,
     vocabulary: Vocabulary,
@@ -913,6 +921,15 @@ struct RawBinders {
     wrappers: Vec<String>,
 }
 
+/// A class whose instances carry a request to a sink: `urllib.request.Request(url, data)`.
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawRequestObject {
+    calls: Vec<String>,
+    #[serde(default)]
+    params: Vec<String>,
+}
+
 #[derive(Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct RawRunner {
@@ -940,6 +957,9 @@ pub enum CallRole {
     Runner(Runner),
     /// Makes a duration, read as seconds (`timedelta(minutes=5)`).
     Duration,
+    /// Makes a request object, whose arguments a sink reads (`Request(url, method="POST")`);
+    /// the index into [`Catalog::request_params`].
+    Request(u16),
 }
 
 /// What a call that returns a function binds.
@@ -1201,8 +1221,19 @@ impl Catalog {
                 for pattern in &raw.durations.calls {
                     set.insert(pattern, CallRole::Duration);
                 }
+                for (index, request) in raw.request_object.iter().enumerate() {
+                    let index = u16::try_from(index).unwrap_or(u16::MAX);
+                    for pattern in &request.calls {
+                        set.insert(pattern, CallRole::Request(index));
+                    }
+                }
                 set
             },
+            request_params: raw
+                .request_object
+                .iter()
+                .map(|r| r.params.iter().map(|p| Sym::new(p)).collect())
+                .collect(),
             orm: raw.orm,
             guards: raw.guards,
             vocabulary: raw.vocabulary,
@@ -1379,6 +1410,13 @@ impl Catalog {
     /// (`partial`), calls one it is given (`asyncio.to_thread`), or makes a duration.
     pub fn call_role(&self, path: &QPath) -> Option<CallRole> {
         self.roles.find(path)
+    }
+
+    /// The positional parameters of a request object's constructor, in order.
+    pub fn request_params(&self, index: u16) -> &[Sym] {
+        self.request_params
+            .get(usize::from(index))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// Whether a call of `name` can be left out of the facts: when `bare`, a builtin called by

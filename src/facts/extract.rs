@@ -1817,6 +1817,26 @@ impl<'e, 'c> Walker<'e, 'c> {
         {
             value.lit = Lit::Float(seconds);
         }
+        // A request object keeps its arguments, positional ones under their parameter's name,
+        // for the sink it is passed to; not when they are spread (`Request(**spec)`).
+        if let Some(CallRole::Request(index)) = role
+            && !star_args
+            && !star_kwargs
+        {
+            let params = self.ex.catalog.request_params(index);
+            let mut kept = CallArgs {
+                args: Vec::new(),
+                keywords: keywords.clone(),
+            };
+            for (i, arg) in args.iter().enumerate() {
+                match params.get(i) {
+                    Some(param) => kept.keywords.push((*param, arg.clone())),
+                    None => kept.args.push(arg.clone()),
+                }
+            }
+            value.call = Some(Box::new(kept));
+            value.flags |= Value::REQUEST;
+        }
         // `partial(f, ...)` stands for `f`: calling the result calls `f`, with the arguments
         // bound here first; so does `sync_to_async(f)`, binding nothing.
         if let Some(CallRole::Binder(binder)) = role

@@ -65,6 +65,17 @@ impl Value {
     /// A function returned by a binder (`partial(f, a)`, `sync_to_async(f)`): its path is
     /// `f`'s, and `call` holds the arguments bound to it.
     pub const BOUND: u8 = 8;
+    /// A request object (`Request(url, data, method="POST")`): `call` holds its arguments,
+    /// positional ones under their parameter's name.
+    pub const REQUEST: u8 = 16;
+
+    /// The arguments of a request object.
+    pub fn request(&self) -> Option<&CallArgs> {
+        if self.flags & Self::REQUEST == 0 {
+            return None;
+        }
+        self.call.as_deref()
+    }
 
     pub fn is_none(&self) -> bool {
         matches!(self.lit, Lit::None)
