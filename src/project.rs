@@ -161,6 +161,11 @@ pub struct Reached {
     pub next: Hop,
     /// Whether a done-guard in a helper on the way precedes it.
     pub guarded: bool,
+    /// Whether, inside the helpers on the way, another effect may follow it: a failure there
+    /// makes a retry repeat it (TW502). False for a direct effect.
+    pub followed_inside: bool,
+    /// Whether it sits in a loop inside the helpers on the way.
+    pub looped_inside: bool,
 }
 
 /// A hop as diagnostics show it.
@@ -1699,6 +1704,18 @@ impl<'a> Project<'a> {
         if id.func == 0 || self.no_reach {
             return summary;
         }
+        // Whether the event at `i` is repeated by a loop that records no progress per iteration
+        // (no write in its body) and no guard precedes it.
+        let repeated_by_loop = |i: usize, block: u32| {
+            !guarded_at(function, i)
+                && function.in_loop(block).is_some_and(|loop_block| {
+                    !function.events().iter().enumerate().any(|(j, other)| {
+                        j != i
+                            && function.block_within(other.block, loop_block)
+                            && matches!(&other.kind, EventKind::Call(c) if self.is_state_write(c))
+                    })
+                })
+        };
         for (i, event) in function.events().iter().enumerate() {
             let EventKind::Call(call) = &event.kind else {
                 continue;
@@ -1726,6 +1743,8 @@ impl<'a> Project<'a> {
                     origin: here,
                     next: here,
                     guarded: guarded_at(function, i),
+                    followed_inside: false,
+                    looped_inside: repeated_by_loop(i, event.block),
                 }),
                 Some(CallClass::Project(callee)) => {
                     self.summary_of(*callee, done, visiting);
@@ -1740,6 +1759,7 @@ impl<'a> Project<'a> {
                         summary.enqueue = callee_summary.enqueue;
                     }
                     let guarded_here = guarded_at(function, i);
+                    let looped = repeated_by_loop(i, event.block);
                     for reached in &callee_summary.effects {
                         if summary.effects.len() >= MAX_REACHED {
                             break;
@@ -1748,10 +1768,26 @@ impl<'a> Project<'a> {
                             origin: reached.origin,
                             next: here,
                             guarded: reached.guarded || guarded_here,
+                            followed_inside: reached.followed_inside,
+                            looped_inside: reached.looped_inside || looped,
                         });
                     }
                 }
                 _ => {}
+            }
+        }
+        // An effect that another one follows here, on a path through both, is repeated when
+        // that one fails (the list is in event order, a helper's effects in their own).
+        let events = function.events();
+        for k in 0..summary.effects.len() {
+            let at = &summary.effects[k];
+            let block = |hop: Hop| events.get(hop.event as usize).map_or(0, |e| e.block);
+            let followed = summary.effects[k + 1..].iter().any(|later| {
+                later.next.event > at.next.event
+                    && !function.exclusive(block(at.next), block(later.next))
+            });
+            if followed {
+                summary.effects[k].followed_inside = true;
             }
         }
         for value in function.returns() {
@@ -1830,6 +1866,8 @@ impl<'a> Project<'a> {
                 origin: here,
                 next: here,
                 guarded: false,
+                followed_inside: false,
+                looped_inside: false,
             }],
             Some(CallClass::Project(callee)) => self
                 .summary(*callee)
@@ -1841,6 +1879,8 @@ impl<'a> Project<'a> {
                             origin: reached.origin,
                             next: here,
                             guarded: reached.guarded,
+                            followed_inside: reached.followed_inside,
+                            looped_inside: reached.looped_inside,
                         })
                         .collect()
                 })

@@ -91,6 +91,10 @@ pub struct EffectAt<'a> {
     pub trace: Vec<TraceHop>,
     /// Preceded by a done-guard, in the task or in a helper on the way.
     pub guarded: bool,
+    /// Followed by another effect inside the helpers on the way.
+    pub followed_inside: bool,
+    /// In a loop inside the helpers on the way.
+    pub looped_inside: bool,
 }
 
 /// A task as rules see it.
@@ -121,6 +125,8 @@ impl<'a> TaskView<'a> {
                     effect: project.effect(&reached),
                     trace,
                     guarded: guarded_here || reached.guarded,
+                    followed_inside: reached.followed_inside,
+                    looped_inside: reached.looped_inside,
                 });
             }
         }

@@ -57,6 +57,11 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         })
     };
     for effect in task.effects.iter().filter(|e| keyless(e)) {
+        // A helper that guards its effect with a done state and writes state records its own
+        // progress: a retry passes its guard.
+        if effect.guarded && effect.trace.len() > 1 && project.writes_state(task.id, effect.index) {
+            continue;
+        }
         let followed = task.effects.iter().find(|other| {
             other.index > effect.index
                 && !function.exclusive(effect.block, other.block)
@@ -73,19 +78,13 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                         && project.effects_at(task.id, i).is_empty()
                 })
         });
-        let multi = task
-            .effects
-            .iter()
-            .filter(|e| e.index == effect.index)
-            .count()
-            > 1;
         let why = if let Some(other) = followed {
             let (row, _) = project.files[task.id.file as usize].location(other.range.start());
             tr!(lang, "tw502.next_effect", line = row)
-        } else if repeated_in_loop.is_some() {
-            tr!(lang, "tw502.loop")
-        } else if multi {
+        } else if effect.followed_inside {
             tr!(lang, "tw502.helper")
+        } else if repeated_in_loop.is_some() || effect.looped_inside {
+            tr!(lang, "tw502.loop")
         } else {
             continue;
         };
