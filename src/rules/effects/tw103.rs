@@ -112,9 +112,10 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     }
 }
 
-/// The at-most-once choice: a done-guard in a transaction that also writes a state (a claim,
-/// `status = "inflight"`) before the effect. After a crash the redelivery stops at the guard; the
-/// effect may be lost, but it is not repeated.
+/// The at-most-once choice: a done-guard followed by a state write (a claim,
+/// `status = "inflight"`, the flag itself) before the effect, in the guard's transaction or
+/// committed on its own. After a crash the redelivery stops at the guard; the effect may be
+/// lost, but it is not repeated, and a write after the effect is not its done state.
 fn claimed_before(project: &crate::project::Project, task: &TaskView, effect: usize) -> bool {
     let function = task.function;
     let target = function.events()[effect].block;
@@ -128,11 +129,16 @@ fn claimed_before(project: &crate::project::Project, task: &TaskView, effect: us
             if matches!(test.test, GuardTest::Precondition) {
                 return false;
             }
-            let Some(&tx) = project.transactions_around(task.id, guard.block).last() else {
-                return false;
-            };
-            let in_tx = |block| {
-                tx == crate::project::FUNCTION_TRANSACTION || function.block_within(block, tx)
+            // In the guard's transaction when it has one, else anywhere on the way.
+            let tx = project
+                .transactions_around(task.id, guard.block)
+                .last()
+                .copied();
+            let in_tx = |block| match tx {
+                Some(tx) => {
+                    tx == crate::project::FUNCTION_TRANSACTION || function.block_within(block, tx)
+                }
+                None => !function.exclusive(block, target),
             };
             !function.exclusive(guard.block, target)
                 && (g + 1..effect).any(|w| {
