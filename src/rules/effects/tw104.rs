@@ -94,7 +94,19 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 if orm.refresh_methods.has(c.method.as_str())
                     && c.receiver_var.map(Sym::as_str) == Some(*var))
         });
-        if refreshed {
+        // `obj = Model.objects.select_for_update().get(...)` again after the effect: the object
+        // saved is the one loaded then (the load's call has the save's receiver as its path).
+        let receiver = call
+            .path
+            .as_ref()
+            .map(|p| &p.0[..p.0.len().saturating_sub(1)]);
+        let reloaded = receiver.is_some_and(|receiver| {
+            function.events()[effect + 1..index].iter().any(|e| {
+                matches!(&e.kind, EventKind::Call(c)
+                    if c.path.as_ref().is_some_and(|p| p.0.as_slice() == receiver))
+            })
+        });
+        if refreshed || reloaded {
             continue;
         }
         let mut fields: Vec<&str> = Vec::new();
