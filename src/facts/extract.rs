@@ -558,6 +558,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 self.expr(&stmt_match.subject, block);
                 self.next_if += 1;
                 let if_id = self.next_if;
+                let mut guard = None;
                 for (index, case) in stmt_match.cases.iter().enumerate() {
                     let branch = self.push_block(
                         block,
@@ -567,6 +568,27 @@ impl<'e, 'c> Walker<'e, 'c> {
                         },
                     );
                     self.suite(&case.body, branch, pending);
+                    // `match x.status: case "sent": return` is `if x.status == "sent": return`.
+                    if guard.is_none()
+                        && case.guard.is_none()
+                        && is_value_pattern(&case.pattern)
+                        && matches!(
+                            &*stmt_match.subject,
+                            Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)
+                        )
+                    {
+                        guard = exits(&case.body);
+                    }
+                }
+                if let Some(exit) = guard {
+                    self.push_event(
+                        block,
+                        EventKind::Guard(Box::new(Guard {
+                            range: stmt_match.range,
+                            test: GuardTest::DoneCheck,
+                            exit,
+                        })),
+                    );
                 }
             }
             Stmt::FunctionDef(def) => self.function_def(def, pending),
@@ -1894,6 +1916,15 @@ impl<'e, 'c> Walker<'e, 'c> {
             })),
         );
         value
+    }
+}
+
+/// A `case` pattern that compares with values: `case "sent":`, `case True:`, `case "a" | "b":`.
+fn is_value_pattern(pattern: &ast::Pattern) -> bool {
+    match pattern {
+        ast::Pattern::MatchValue(_) | ast::Pattern::MatchSingleton(_) => true,
+        ast::Pattern::MatchOr(or) => or.patterns.iter().all(is_value_pattern),
+        _ => false,
     }
 }
 
