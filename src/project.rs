@@ -725,6 +725,11 @@ impl<'a> Project<'a> {
                 }
                 return path;
             }
+            // `self.mail = MailChannel()` in a method: the member is an instance of that.
+            if let Some(member_path) = self.instance_member(&class_name, class, member) {
+                path = member_path.join(&path.0[at + 2..]);
+                continue;
+            }
             // The first base outside the project carries the member.
             let Some(base) = self.external_base(class, 0) else {
                 return path;
@@ -799,6 +804,29 @@ impl<'a> Project<'a> {
                 self.class(&self.canonical_plain(base).dotted())
                     .is_some_and(|(_, parent)| self.class_defines(parent, member, depth + 1))
             })
+    }
+
+    /// What a method of the class assigns to `self.<member>`, when it is a call (an instance of
+    /// a class, a function's result): the first such assignment, `__init__`'s usually.
+    fn instance_member(&self, class_name: &str, class: &Class, member: &str) -> Option<QPath> {
+        let (file, _) = self.class(class_name)?;
+        let facts = self.facts(file)?;
+        class.methods.iter().find_map(|(_, &index)| {
+            let function = facts.functions.get(index)?;
+            let this = function.params.first()?.name;
+            function
+                .events()
+                .iter()
+                .find_map(|event| match &event.kind {
+                    EventKind::AttrAssign(assign)
+                        if assign.var == this && assign.attr == member && !assign.augmented =>
+                    {
+                        let path = assign.value.path.as_ref().filter(|p| p.is_call())?;
+                        Some(self.canonical(path).into_owned())
+                    }
+                    _ => None,
+                })
+        })
     }
 
     fn external_base(&self, class: &Class, depth: u32) -> Option<QPath> {
@@ -1449,11 +1477,14 @@ impl<'a> Project<'a> {
         {
             return None;
         }
-        // Calls on the project's own classes are followed, not guessed.
+        // Calls on the project's own classes, or on their members, are followed, not guessed.
         if self.is_project_path(canonical)
-            && self
-                .class(&QPath(canonical.0[..canonical.0.len() - 1].to_vec()).dotted())
-                .is_some()
+            && (1..canonical.0.len()).any(|end| {
+                (end == canonical.0.len() - 1 || canonical.0[end - 1].call != Call::No)
+                    && self
+                        .class(&QPath(canonical.0[..end].to_vec()).dotted())
+                        .is_some()
+            })
         {
             return None;
         }
