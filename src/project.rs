@@ -605,11 +605,7 @@ impl<'a> Project<'a> {
                 Some(target)
             } else if !facts.vars.contains_key(name)
                 && !self.defines(facts, name)
-                && let Some(star) = facts.star_imports.iter().find(|m| {
-                    self.module_of(m)
-                        .and_then(|f| self.facts(f))
-                        .is_some_and(|f| self.binds(f, name))
-                })
+                && let Some(star) = self.star_source(facts, name)
             {
                 let mut target = QPath::from_dotted(star);
                 target.0.push(path.0[at]);
@@ -856,6 +852,27 @@ impl<'a> Project<'a> {
         let qualname = dotted_join(&facts.module, name);
         self.functions.contains_key(qualname.as_str())
             || self.classes.contains_key(qualname.as_str())
+    }
+
+    /// The module a `from m import *` of `facts` takes `name` from: a project module that binds
+    /// it, else the one library module imported so (`from django.core.mail import *`).
+    fn star_source<'f>(&self, facts: &'f ModuleFacts, name: &str) -> Option<&'f String> {
+        let mut external = facts
+            .star_imports
+            .iter()
+            .filter(|m| self.module_of(m).is_none());
+        facts
+            .star_imports
+            .iter()
+            .find(|m| {
+                self.module_of(m)
+                    .and_then(|f| self.facts(f))
+                    .is_some_and(|f| self.binds(f, name))
+            })
+            .or_else(|| {
+                let only = external.next()?;
+                external.next().is_none().then_some(only)
+            })
     }
 
     fn binds(&self, facts: &ModuleFacts, name: &str) -> bool {
@@ -1981,6 +1998,14 @@ impl<'a> Project<'a> {
             Some(CallClass::Project(callee)) => {
                 self.short_name(*callee).unwrap_or_else(|| call_label(call))
             }
+            // An effect by the name it resolves to (`send_mail` bound by a star import is
+            // `django.core.mail.send_mail`), when the module named it by a project path.
+            Some(CallClass::Effect(_))
+                if call.path.as_ref().is_some_and(|p| self.is_project_path(p)) =>
+            {
+                let canonical = call.path.as_ref().map(|p| self.canonical(p).into_owned());
+                path_label(call, canonical.as_ref())
+            }
             _ => call_label(call),
         }
     }
@@ -2217,7 +2242,12 @@ fn guarded_at(function: &Function, index: usize) -> bool {
 
 /// A short label for a call in traces: `send_receipt`, `stripe.PaymentIntent.create`.
 pub fn call_label(call: &CallSite) -> String {
-    match (&call.receiver.map(Sym::as_str), &call.path) {
+    path_label(call, call.path.as_ref())
+}
+
+/// [`call_label`] with the call's path given.
+fn path_label(call: &CallSite, path: Option<&QPath>) -> String {
+    match (&call.receiver.map(Sym::as_str), path) {
         (_, Some(path))
             if path.0.len() <= 4
                 && !path

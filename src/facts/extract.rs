@@ -1581,6 +1581,12 @@ impl<'e, 'c> Walker<'e, 'c> {
                 path: Some(cached_path(&mut self.ex.dotted_paths, target)),
                 ..Value::default()
             }
+        } else if !self.ex.star_imports.is_empty() && !self.ex.catalog.is_pure_call(true, sym) {
+            // Maybe bound by `from m import *`: the project resolves `module.name` through it.
+            Value {
+                path: Some(self.ex.module_path(sym)),
+                ..Value::default()
+            }
         } else {
             Value {
                 path: bare(),
