@@ -1556,7 +1556,12 @@ impl<'e, 'c> Walker<'e, 'c> {
         let mut value = if let Some(local) = self.local_ref(id, sym) {
             let mut local = copy_with_room(local);
             if local.path.is_none() {
-                local.path = bare();
+                // The instance or class parameter, whatever its name (`cls`, `this`), is `self`.
+                local.path = if self.self_name.as_deref() == Some(id) {
+                    Some(QPath(vec![Seg::name("self")]))
+                } else {
+                    bare()
+                };
             }
             local
         } else if self.self_name.as_deref() == Some(id) {
