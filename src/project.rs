@@ -596,11 +596,16 @@ impl<'a> Project<'a> {
                 && var_path.0.first().is_some_and(|s| *s.name != *facts.module)
             {
                 let mut target = var_path.clone();
-                if called != Call::No {
-                    target.0.push(Seg {
+                match target.0.last_mut() {
+                    // `notify_customer = send_receipt`, `deliver = mail.send_mail`: an alias,
+                    // called as what it names.
+                    Some(last) if last.call == Call::No => last.call = called,
+                    // `client = Client(...)` called: the instance's `__call__`.
+                    _ if called != Call::No => target.0.push(Seg {
                         name: crate::path::Sym::new("__call__"),
                         call: called,
-                    });
+                    }),
+                    _ => {}
                 }
                 Some(target)
             } else if !facts.vars.contains_key(name)
