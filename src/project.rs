@@ -406,6 +406,13 @@ impl<'a> Project<'a> {
     /// A value when it is known before run time: a literal, an expression of literals, or a
     /// module constant (also one imported from another module of the project).
     pub fn constant(&self, value: &Value) -> Option<Value> {
+        self.constant_at(value, 0)
+    }
+
+    fn constant_at(&self, value: &Value, depth: u32) -> Option<Value> {
+        if depth > 8 {
+            return None;
+        }
         match &value.lit {
             Lit::Other => {
                 let path = value.path.as_ref().filter(|p| !p.is_call())?;
@@ -413,7 +420,20 @@ impl<'a> Project<'a> {
                 let (name, module) = canonical.segs().split_last()?;
                 let file = self.module_of(&QPath(module.to_vec()).dotted())?;
                 let constant = self.facts(file)?.vars.get(name.name.as_str())?;
-                (!matches!(constant.lit, Lit::Other)).then(|| constant.clone())
+                match constant.lit {
+                    Lit::Other => None,
+                    Lit::Arith(_) => self.constant_at(constant, depth + 1),
+                    _ => Some(constant.clone()),
+                }
+            }
+            // `3 * HOUR`: both sides known, then the operation.
+            Lit::Arith(arith) => {
+                let left = self.constant_at(&arith.left, depth + 1)?;
+                let right = self.constant_at(&arith.right, depth + 1)?;
+                Some(Value {
+                    lit: arith.op.apply(&left.lit, &right.lit)?,
+                    ..Value::default()
+                })
             }
             _ => Some(value.clone()),
         }

@@ -77,7 +77,7 @@ impl CelerySettings {
         };
         let options = options.value.as_ref()?;
         match options.dict_get("visibility_timeout") {
-            Some(value) => value.as_int(),
+            Some(value) => project.constant(value).and_then(|v| v.as_int()),
             // A dict display without the key keeps the default; anything else is unknown.
             None => options.dict().map(|_| default),
         }

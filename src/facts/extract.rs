@@ -14,9 +14,9 @@ use ruff_python_ast::{
 use ruff_text_size::{Ranged, TextRange};
 
 use super::{
-    AttrAssign, Block, BlockKind, Body, CallArgs, CallSite, Class, Decorator, Dropped, Event,
-    EventKind, Exit, Function, FunctionBody, Guard, GuardTest, Lit, ModuleFacts, Param, SmallMap,
-    Taint, Value,
+    Arith, ArithOp, AttrAssign, Block, BlockKind, Body, CallArgs, CallSite, Class, Decorator,
+    Dropped, Event, EventKind, Exit, Function, FunctionBody, Guard, GuardTest, Lit, ModuleFacts,
+    Param, SmallMap, Taint, Value,
 };
 use crate::catalog::{Binder, CallRole, Catalog, Orm};
 use crate::path::{Call, QPath, Seg, Sym, dotted_join};
@@ -1346,6 +1346,16 @@ impl<'e, 'c> Walker<'e, 'c> {
                     (&left.lit, &right.lit, bin.op)
                 {
                     value.lit = Lit::Str(format!("{a}{b}").into());
+                } else if let Some(op) = arith_op(bin.op)
+                    && is_arith_operand(&left)
+                    && is_arith_operand(&right)
+                {
+                    // `3 * HOUR` with `HOUR` imported: kept for the project to evaluate.
+                    value.lit = Lit::Arith(Box::new(Arith {
+                        op,
+                        left: arith_operand(&left),
+                        right: arith_operand(&right),
+                    }));
                 }
                 merge_taint(&mut value.taint, &left.taint);
                 merge_taint(&mut value.taint, &right.taint);
@@ -2160,6 +2170,48 @@ fn timedelta_seconds(args: &[Value], keywords: &[(Sym, Value)]) -> Option<f64> {
         total += value.as_f64()? * unit;
     }
     total.is_finite().then_some(total)
+}
+
+fn arith_op(op: Operator) -> Option<ArithOp> {
+    Some(match op {
+        Operator::Add => ArithOp::Add,
+        Operator::Sub => ArithOp::Sub,
+        Operator::Mult => ArithOp::Mul,
+        Operator::Div => ArithOp::Div,
+        Operator::FloorDiv => ArithOp::FloorDiv,
+        _ => return None,
+    })
+}
+
+/// A side of an arithmetic kept for later: a number, another kept operation, or a name that
+/// reads as a constant (`HOUR`, `settings.LOCK_TTL`; upper case by convention).
+fn is_arith_operand(value: &Value) -> bool {
+    match &value.lit {
+        Lit::Int(_) | Lit::Float(_) | Lit::Arith(_) => true,
+        Lit::Other => value.path.as_ref().is_some_and(|path| {
+            !path.is_call()
+                && path.last_name().is_some_and(|name| {
+                    name.bytes().any(|b| b.is_ascii_uppercase())
+                        && name
+                            .bytes()
+                            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+                })
+        }),
+        _ => false,
+    }
+}
+
+/// The operand as kept: its literal, or its path alone.
+fn arith_operand(value: &Value) -> Value {
+    Value {
+        lit: value.lit.clone(),
+        path: if matches!(value.lit, Lit::Other) {
+            value.path.clone()
+        } else {
+            None
+        },
+        ..Value::default()
+    }
 }
 
 fn float_op(a: f64, b: f64, op: Operator) -> Option<f64> {

@@ -148,6 +148,61 @@ pub enum Lit {
     Dict(Vec<DictItem>),
     /// A list, tuple or set display.
     Seq(Vec<Value>),
+    /// Arithmetic on module constants the module imports (`3 * HOUR`): evaluated by the
+    /// project, which sees the other modules ([`crate::project::Project::constant`]).
+    Arith(Box<Arith>),
+}
+
+/// `left op right`, where a side is a number, a constant's name or another such operation.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Arith {
+    pub op: ArithOp,
+    pub left: Value,
+    pub right: Value,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+}
+
+impl ArithOp {
+    /// The operation on two numbers as Python computes it: integers stay integers except for
+    /// `/`; `None` on overflow or division by zero.
+    pub fn apply(self, a: &Lit, b: &Lit) -> Option<Lit> {
+        if let (Lit::Int(a), Lit::Int(b)) = (a, b) {
+            let (a, b) = (*a, *b);
+            let int = match self {
+                ArithOp::Add => a.checked_add(b),
+                ArithOp::Sub => a.checked_sub(b),
+                ArithOp::Mul => a.checked_mul(b),
+                ArithOp::FloorDiv => a.checked_div_euclid(b),
+                ArithOp::Div => None,
+            };
+            if let Some(int) = int {
+                return Some(Lit::Int(int));
+            }
+        }
+        let number = |lit: &Lit| match *lit {
+            Lit::Int(i) => Some(i as f64),
+            Lit::Float(f) => Some(f),
+            _ => None,
+        };
+        let (a, b) = (number(a)?, number(b)?);
+        let result = match self {
+            ArithOp::Add => a + b,
+            ArithOp::Sub => a - b,
+            ArithOp::Mul => a * b,
+            ArithOp::Div if b != 0.0 => a / b,
+            ArithOp::FloorDiv if b != 0.0 => (a / b).floor(),
+            _ => return None,
+        };
+        result.is_finite().then_some(Lit::Float(result))
+    }
 }
 
 /// Where a value comes from, as far as keys care. Small and `Copy`: values carry several.
