@@ -1457,6 +1457,24 @@ impl<'e, 'c> Walker<'e, 'c> {
                 };
                 merge_taint(&mut value.taint, &base.taint);
                 merge_taint(&mut value.taint, &index.taint);
+                // Delivery metadata read by key: arq's `ctx["job_try"]`, Dramatiq's
+                // `message.options["retries"]` (the catalog writes them `__getitem__(key)`).
+                if let (Some(key), Some(path)) = (index.as_str(), &base.path)
+                    && key.len() <= 64
+                {
+                    let mut item = path.clone();
+                    item.0.push(Seg {
+                        name: Sym::new("__getitem__"),
+                        call: Call::Str(Sym::new(key)),
+                    });
+                    if let Some(index) = self.ex.catalog.metadata_index(&item) {
+                        value.taint.push(Taint::Meta {
+                            range: sub.range,
+                            index: u32::try_from(index).unwrap_or(u32::MAX),
+                        });
+                        value.taint.truncate(MAX_TAINT);
+                    }
+                }
                 value
             }
             Expr::BoolOp(bool_op) => {

@@ -73,7 +73,8 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             "retry" => {
                 changed_arguments(call.keyword("args"), call.keyword("kwargs"), &params, lang)
             }
-            "apply_async"
+            // Celery's `apply_async(args, kwargs)`, Dramatiq's `send_with_options(args=...)`.
+            "apply_async" | "send_with_options"
                 if function.in_handler(event.block)
                     && matches!(
                         project.call_class(task.id, index),
@@ -87,7 +88,29 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                     lang,
                 )
             }
-            "delay" if function.in_handler(event.block) => changed_positional(call, &params, lang),
+            // The framework's own enqueue method, with the task's arguments as its own:
+            // `delay(...)`, Dramatiq's `send(...)`, Taskiq's `kiq(...)`, Procrastinate's
+            // `defer(...)`, Django's `enqueue(...)`.
+            method
+                if function.in_handler(event.block)
+                    && project
+                        .catalog
+                        .framework(task.task.framework)
+                        .is_some_and(|spec| spec.enqueue_methods.iter().any(|m| m == method))
+                    && (method == "delay"
+                        || matches!(
+                            project.call_class(task.id, index),
+                            Some(CallClass::Enqueue { .. })
+                        ))
+                    // Not a builder whose result is called next (`configure(...).defer(...)`,
+                    // `kicker().kiq(...)`): its arguments are options.
+                    && !function.events().get(index + 1).is_some_and(|next| {
+                        matches!(&next.kind, EventKind::Call(next)
+                            if next.range.start() == call.range.start())
+                    }) =>
+            {
+                changed_positional(call, &params, lang)
+            }
             // `task.s(...).apply_async(countdown=10)`: the signature holds the arguments.
             "s" | "si"
                 if function.in_handler(event.block)
