@@ -206,10 +206,13 @@ fn check_in_pool<R>(
     diagnostics.retain(|d| {
         let file = &files[d.file as usize];
         let row = file.line(d.range.start());
+        // A file twice could not read is always said, as ruff says syntax errors: no selector,
+        // `noqa` or `per-file-ignores` hides it (`exclude` leaves the file out instead).
         let always = d.code == INVALID_SYNTAX.code || d.code == UNREADABLE_FILE.code;
-        (always || settings.is_enabled(d.code))
-            && !file.noqa_silences(row, d.code)
-            && !settings.ignored_in(&file.path, d.code)
+        always
+            || (settings.is_enabled(d.code)
+                && !file.noqa_silences(row, d.code)
+                && !settings.ignored_in(&file.path, d.code))
     });
     diagnostics.sort_by(|a, b| {
         (a.file, a.range.start(), a.code, a.range.end()).cmp(&(

@@ -91,8 +91,10 @@ pub fn read_config(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
         error(format!("{table}{}", e.message()))
     })?;
     validate(&options).map_err(error)?;
+    // Globs (`exclude`, `per-file-ignores`) are relative to the file's folder: keep it whole,
+    // so that `--config pyproject.toml` has one.
     Ok(Some(ConfigFile {
-        path: path.to_path_buf(),
+        path: std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
         options,
     }))
 }
@@ -139,12 +141,14 @@ fn validate(options: &Options) -> Result<(), String> {
 /// The configuration file that applies to `start`: the nearest folder, going up, with a
 /// `twice.toml` or a `pyproject.toml` holding `[tool.twice]`.
 pub fn find_config(start: &Path) -> Result<Option<ConfigFile>, ConfigError> {
+    // Absolute first: the parent of a bare `tasks.py` is the current folder, and its
+    // ancestors are searched too.
+    let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
     let start = if start.is_file() {
-        start.parent().unwrap_or(start)
+        start.parent().unwrap_or(&start).to_path_buf()
     } else {
         start
     };
-    let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
     for dir in start.ancestors() {
         let twice = dir.join("twice.toml");
         if twice.is_file() {

@@ -103,6 +103,20 @@ pub fn discover(paths: &[PathBuf], exclude: &GlobSet, root: &Path) -> Discovered
     // fifth of the walk's instructions, on one core after the walk's threads had finished.
     files.par_sort();
     files.dedup();
+    // The same file named twice (`. tasks.py`, `tasks.py ./tasks.py`) is checked once, under
+    // the first of its names. Only several roots can name a file twice.
+    if paths.len() > 1 {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let mut seen = rustc_hash::FxHashSet::default();
+        files.retain(|file| {
+            let key: PathBuf = cwd
+                .join(file)
+                .components()
+                .filter(|c| !matches!(c, std::path::Component::CurDir))
+                .collect();
+            seen.insert(key)
+        });
+    }
     Discovered { files, errors }
 }
 

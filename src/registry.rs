@@ -4,7 +4,9 @@ use crate::rules::{ALL, RuleMeta, declare_rule};
 
 declare_rule! {
     /// ## What it does
-    /// Reports a file that does not parse, at each error the recovering parser finds.
+    /// Reports a file that does not parse, at each error the recovering parser finds. Like
+    /// ruff's syntax errors it is always reported: no selector, `noqa` or `per-file-ignores`
+    /// hides it; `exclude` leaves a deliberately broken file out.
     ///
     /// ## Why it matters on a second run
     /// twice cannot say what a task does on a second run when it cannot read the task. The rest
@@ -21,7 +23,8 @@ declare_rule! {
 
 declare_rule! {
     /// ## What it does
-    /// Reports a file that cannot be read or is not UTF-8.
+    /// Reports a file that cannot be read or is not UTF-8. It is always reported: no selector,
+    /// `noqa` or `per-file-ignores` hides it; `exclude` leaves the file out.
     ///
     /// ## Why it matters on a second run
     /// The tasks in it are not checked. Other files are.
@@ -49,6 +52,10 @@ pub fn selector_is_valid(selector: &str) -> bool {
 
 /// Whether `selector` selects `rule`; the second value is its specificity (longer wins).
 pub fn selector_matches(selector: &str, rule: &RuleMeta) -> bool {
+    // An empty selector names nothing (`--select ''` is a mistake, not `ALL`).
+    if selector.is_empty() {
+        return false;
+    }
     selector.eq_ignore_ascii_case("ALL")
         || rule.name == selector
         || rule

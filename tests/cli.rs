@@ -331,3 +331,89 @@ fn json_marks_tasks_with_calls_twice_cannot_follow() {
     );
     assert_eq!(complete("tasks.plain"), Some(serde_json::Value::Bool(true)));
 }
+
+#[test]
+fn relative_config_paths_and_bare_file_names_find_the_configuration() {
+    let config = "[tool.twice]\nexclude = [\"legacy/**\"]\nper-file-ignores = { \"scripts/*\" = [\"TW1\"] }\nignore = [\"TW502\"]\n";
+    let dir = project(&[
+        ("pyproject.toml", config),
+        ("app/tasks.py", UNKEYED),
+        ("legacy/old.py", UNKEYED),
+        ("scripts/run.py", UNKEYED),
+    ]);
+    // `--config` given relative to the current folder keeps its globs.
+    let out = twice(
+        dir.path(),
+        &[
+            "check",
+            "--config",
+            "pyproject.toml",
+            "--output-format",
+            "concise",
+        ],
+    );
+    let text = stdout(&out);
+    assert!(text.contains("app/tasks.py:7:5: TW101"), "{text}");
+    assert!(!text.contains("legacy"), "{text}");
+    assert!(!text.contains("scripts"), "{text}");
+    // A bare file name in a subfolder finds the configuration above it.
+    let ignoring = project(&[
+        ("pyproject.toml", "[tool.twice]\nignore = [\"TW101\"]\n"),
+        ("app/tasks.py", UNKEYED),
+    ]);
+    let out = twice(&ignoring.path().join("app"), &["check", "tasks.py"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+#[test]
+fn a_file_named_twice_is_checked_once() {
+    let dir = project(&[("tasks.py", UNKEYED)]);
+    let out = twice(
+        dir.path(),
+        &[
+            "check",
+            ".",
+            "tasks.py",
+            "./tasks.py",
+            "--output-format",
+            "concise",
+        ],
+    );
+    let text = stdout(&out);
+    assert_eq!(text.matches("TW101").count(), 1, "{text}");
+}
+
+#[test]
+fn syntax_errors_cannot_be_silenced() {
+    let dir = project(&[
+        ("broken.py", "def f(:  # noqa\n    pass\n"),
+        (
+            "pyproject.toml",
+            "[tool.twice]\nignore = [\"TW001\"]\nper-file-ignores = { \"broken.py\" = [\"TW001\"] }\n",
+        ),
+    ]);
+    let out = twice(dir.path(), &["check", "--output-format", "concise"]);
+    assert!(
+        stdout(&out).contains("broken.py:1:7: TW001"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let empty = twice(dir.path(), &["check", "--select", ""]);
+    assert_eq!(empty.status.code(), Some(2), "{}", stderr(&empty));
+}
+
+#[test]
+fn junit_counts_add_up_and_sarif_separates_the_help() {
+    let dir = project(&[("tasks.py", UNKEYED), ("clean.py", "x = 1\n")]);
+    let junit = stdout(&twice(dir.path(), &["check", "--output-format", "junit"]));
+    // One failing case per diagnostic (TW101 here), one passing case for the clean file.
+    assert!(junit.contains(r#"tests="2" failures="1""#), "{junit}");
+    assert_eq!(junit.matches("<testcase").count(), 2, "{junit}");
+    let sarif = stdout(&twice(dir.path(), &["check", "--output-format", "sarif"]));
+    let json: serde_json::Value = serde_json::from_str(&sarif).expect("sarif json");
+    let text = json["runs"][0]["results"][0]["message"]["text"]
+        .as_str()
+        .expect("message text");
+    assert!(text.contains("\nhelp: "), "{text}");
+}

@@ -37,7 +37,7 @@ pub fn render(out: &mut dyn Write, report: &Report) -> io::Result<()> {
         .map(|(d, fingerprint)| {
             let ((row, _), (end_row, _)) = span(report, d);
             Issue {
-                description: format!("{} {}", d.message, d.help),
+                description: format!("{}\nhelp: {}", d.message, d.help),
                 check_name: d.code,
                 fingerprint: format!("{:016x}", crate::baseline::stable_hash(&[&fingerprint])),
                 severity: match d.severity {

@@ -1,5 +1,7 @@
-//! JUnit XML: one test suite, one test case per checked file (named by its path) and a
-//! `<failure>` per diagnostic. CI systems show these next to the test results.
+//! JUnit XML: one test suite; a failing test case per diagnostic (named by its code and
+//! position, its class the file's path) and a passing one per file without diagnostics, so
+//! that the counts add up and each case holds at most one `<failure>`. CI systems show these
+//! next to the test results.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -15,8 +17,11 @@ pub fn render(out: &mut dyn Write, report: &Report) -> io::Result<()> {
     for d in &report.diagnostics {
         by_file.entry(d.file).or_default().push(d);
     }
-    let tests = report.files.len();
     let failures = report.diagnostics.len();
+    let clean = (0..report.files.len())
+        .filter(|&i| u32::try_from(i).map_or(true, |i| !by_file.contains_key(&i)))
+        .count();
+    let tests = failures + clean;
     writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     writeln!(
         out,
@@ -39,9 +44,13 @@ pub fn render(out: &mut dyn Write, report: &Report) -> io::Result<()> {
             writeln!(out, r#"    <testcase name="{path}" classname="{path}"/>"#)?;
             continue;
         }
-        writeln!(out, r#"    <testcase name="{path}" classname="{path}">"#)?;
         for d in diagnostics {
             let ((row, column), _) = span(report, d);
+            writeln!(
+                out,
+                r#"    <testcase name="{} {row}:{column}" classname="{path}">"#,
+                d.code
+            )?;
             let mut body = format!(
                 "{}:{row}:{column}: {} {}",
                 escape_text(&slashes(&report.files[index].display)),
@@ -63,8 +72,8 @@ pub fn render(out: &mut dyn Write, report: &Report) -> io::Result<()> {
                 escape(&d.message),
                 d.code
             )?;
+            writeln!(out, "    </testcase>")?;
         }
-        writeln!(out, "    </testcase>")?;
     }
     writeln!(out, "  </testsuite>")?;
     writeln!(out, "</testsuites>")

@@ -138,7 +138,7 @@ fn sarif(report: &Report) -> Value {
             let mut result = json!({
                 "ruleId": d.code,
                 "level": level(d.severity),
-                "message": { "text": format!("{} {}", d.message, d.help) },
+                "message": { "text": format!("{}\nhelp: {}", d.message, d.help) },
                 "locations": [{ "physicalLocation": physical_location(file, start, end) }],
                 "partialFingerprints": { FINGERPRINT_KEY: fingerprint },
             });
