@@ -268,6 +268,8 @@ struct Walker<'e, 'c> {
     events: Vec<Event>,
     blocks: Vec<Block>,
     returns: Vec<Value>,
+    /// Locals holding a call's result handed to a call as an argument ([`FunctionBody::escaped`]).
+    escaped: Vec<Sym>,
     /// Whether calls become events (off while evaluating `self.x` assignments ahead of time).
     emit: bool,
     /// Evaluating a class body: calls keep their arguments (model fields, `Meta` constraints).
@@ -300,6 +302,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             events,
             blocks,
             returns: Vec::new(),
+            escaped: Vec::new(),
             emit: true,
             class_body: false,
         }
@@ -333,6 +336,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             blocks: self.blocks,
             events: self.events,
             returns,
+            escaped: std::mem::take(&mut self.escaped),
         };
         self.ex.functions[self.func].body = Body::new(&mut body);
         // The body is kept encoded: its vectors serve the next function.
@@ -1724,6 +1728,27 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
 
+        // A local holding a call's result (a loaded row) handed to another call: that call may
+        // change it (`mark_paid(order)`, `setattr(order, "status", ...)`); a manager's call
+        // (`Log.objects.create(order=order)`) only points at it.
+        let through_manager = func.path.as_ref().is_some_and(|path| {
+            path.0
+                .iter()
+                .any(|seg| self.ex.catalog.orm.managers.iter().any(|m| *m == *seg.name))
+        });
+        for value in args
+            .iter()
+            .chain(keywords.iter().map(|(_, v)| v))
+            .filter(|_| !through_manager)
+        {
+            if let Some(name) = value.name
+                && value.path.as_ref().is_some_and(QPath::is_call)
+                && self.locals.contains_key(&name)
+                && !self.escaped.contains(&name)
+            {
+                self.escaped.push(name);
+            }
+        }
         // Calling what `partial(f, a, k=v)` returned calls `f` with the bound arguments first.
         let bound = func.flags & Value::BOUND != 0;
         if bound && let Some(bound) = func.call.take() {

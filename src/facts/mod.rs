@@ -463,6 +463,10 @@ pub struct FunctionBody {
     pub events: Vec<Event>,
     /// Returned values, with their path and taint only (those with neither are not kept).
     pub returns: Vec<Value>,
+    /// Locals holding a call's result (a loaded row, say) that are handed to a call as an
+    /// argument (`mark(order)`, `setattr(order, ...)`): what the callee does to them is not
+    /// in this body.
+    pub escaped: Vec<Sym>,
 }
 
 impl Default for FunctionBody {
@@ -474,6 +478,7 @@ impl Default for FunctionBody {
             }],
             events: Vec::new(),
             returns: Vec::new(),
+            escaped: Vec::new(),
         }
     }
 }
@@ -688,6 +693,10 @@ impl Function {
 
     pub fn returns(&self) -> &[Value] {
         &self.body().returns
+    }
+
+    pub fn escaped(&self) -> &[Sym] {
+        &self.body().escaped
     }
 
     /// Whether a call's method name or the last name of its path passes `test`: scans for

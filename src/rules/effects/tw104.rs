@@ -121,6 +121,17 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 fields.push(assign.attr.as_str());
             }
         }
+        // The fix lists what the task assigned; it is safe only when nothing else can have
+        // changed the object: no other call took it (`mark(obj)`, `setattr(obj, ...)`) and no
+        // method of its own ran (`obj.update_status(...)`) between the load and the save.
+        let changed_elsewhere = function.escaped().iter().any(|n| n.as_str() == *var)
+            || function.events()[..index].iter().any(|e| {
+                matches!(&e.kind, EventKind::Call(c)
+                    if c.receiver.map(Sym::as_str) == Some(*var)
+                        && c.receiver_var.map(Sym::as_str) == Some(*var)
+                        && !orm.save_methods.has(c.method.as_str())
+                        && !orm.refresh_methods.has(c.method.as_str()))
+            });
         let lang = checker.lang;
         let message = tr!(lang, "tw104.message", var = var);
         let listed = fields
@@ -130,10 +141,13 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             .join(", ");
         let help = if fields.is_empty() {
             tr!(lang, "tw104.help_any")
+        } else if changed_elsewhere {
+            tr!(lang, "tw104.help_partial", var = var, fields = listed)
         } else {
             tr!(lang, "tw104.help", var = var, fields = listed)
         };
-        let fix = (!fields.is_empty()).then(|| update_fields_fix(lang, call, file.text(), &listed));
+        let fix = (!fields.is_empty() && !changed_elsewhere)
+            .then(|| update_fields_fix(lang, call, file.text(), &listed));
         let diagnostic = checker.report(&RULE, task.id.file, call.range, message, help);
         diagnostic.fix = fix.flatten();
     }
