@@ -1257,6 +1257,18 @@ impl<'a> Project<'a> {
         }
     }
 
+    /// Whether a call's receiver is a project class, an instance of one or a member of one
+    /// (`notifier.mail.deliver` with `notifier = Notifier()`): what it does is the project's.
+    fn on_project_instance(&self, canonical: &QPath) -> bool {
+        self.is_project_path(canonical)
+            && (1..canonical.0.len()).any(|end| {
+                (end == canonical.0.len() - 1 || canonical.0[end - 1].call != Call::No)
+                    && self
+                        .class(&QPath(canonical.0[..end].to_vec()).dotted())
+                        .is_some()
+            })
+    }
+
     /// Functions a body hands to RQ (`queue.enqueue(f, ...)`) or django-q (`async_task(f)`).
     fn handed_tasks(&self, body: &FunctionBody, file: u32, tasks: &mut Vec<Task>) {
         let catalog = self.catalog;
@@ -1264,7 +1276,13 @@ impl<'a> Project<'a> {
             let EventKind::Call(call) = &event.kind else {
                 continue;
             };
-            let rq = catalog.rq_method(call.method.as_str());
+            // `enqueue` of the project's own class (a local runner) is not RQ's.
+            let rq = catalog.rq_method(call.method.as_str()).filter(|_| {
+                !call
+                    .path
+                    .as_ref()
+                    .is_some_and(|p| self.on_project_instance(&self.canonical(p)))
+            });
             let django_q = call.path.as_ref().is_some_and(|p| {
                 self.may_name_enqueue_or_app(p) && catalog.is_enqueue_function(&self.canonical(p))
             });
@@ -1520,14 +1538,7 @@ impl<'a> Project<'a> {
             return None;
         }
         // Calls on the project's own classes, or on their members, are followed, not guessed.
-        if self.is_project_path(canonical)
-            && (1..canonical.0.len()).any(|end| {
-                (end == canonical.0.len() - 1 || canonical.0[end - 1].call != Call::No)
-                    && self
-                        .class(&QPath(canonical.0[..end].to_vec()).dotted())
-                        .is_some()
-            })
-        {
+        if self.on_project_instance(canonical) {
             return None;
         }
         let strong = h.strong_verbs.iter().any(|v| v == method);

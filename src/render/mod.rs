@@ -172,7 +172,8 @@ pub fn summary(out: &mut dyn Write, report: &Report) -> io::Result<()> {
                 "render.passed",
                 tasks = tasks,
                 task_word = task_word,
-                files = report.files.len()
+                files = report.files.len(),
+                file_word = lang.plural("plural.file", report.files.len())
             )
         )
     } else {
