@@ -354,6 +354,9 @@ pub struct Catalog {
     nondeterministic: PatternSet<()>,
     pub metadata: Vec<Metadata>,
     metadata_patterns: PatternSet<usize>,
+    /// The keys metadata is read by (`ctx["job_try"]`): a subscript with another key is not
+    /// looked up.
+    metadata_keys: Vec<String>,
     pub frameworks: Vec<FrameworkSpec>,
     /// The methods of the frameworks' app classes ([`Catalog::type_by_api`]), as symbols.
     api_methods: rustc_hash::FxHashSet<Sym>,
@@ -1060,8 +1063,15 @@ impl Catalog {
         }
         let mut metadata = Vec::new();
         let mut metadata_patterns = PatternSet::default();
+        let mut metadata_keys: Vec<String> = Vec::new();
         for meta in raw.metadata {
             metadata_patterns.insert(&meta.access, metadata.len());
+            if let Some((_, key)) = meta.access.split_once("__getitem__(")
+                && let Some(key) = key.strip_suffix(')')
+                && !metadata_keys.iter().any(|k| k == key)
+            {
+                metadata_keys.push(key.to_string());
+            }
             metadata.push(Metadata {
                 what: meta.what,
                 changes_on_retry: meta.changes_on_retry,
@@ -1131,6 +1141,7 @@ impl Catalog {
             nondeterministic,
             metadata,
             metadata_patterns,
+            metadata_keys,
             api_methods: frameworks
                 .iter()
                 .filter_map(|spec| spec.app.as_ref())
@@ -1444,6 +1455,11 @@ impl Catalog {
     }
 
     /// The position in [`Catalog::metadata`] of the delivery metadata a path reads.
+    /// Whether delivery metadata is read by this key (`ctx["job_try"]`).
+    pub fn is_metadata_key(&self, key: &str) -> bool {
+        self.metadata_keys.iter().any(|k| k == key)
+    }
+
     pub fn metadata_index(&self, path: &QPath) -> Option<usize> {
         self.metadata_patterns.find(path)
     }

@@ -1464,7 +1464,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 // Delivery metadata read by key: arq's `ctx["job_try"]`, Dramatiq's
                 // `message.options["retries"]` (the catalog writes them `__getitem__(key)`).
                 if let (Some(key), Some(path)) = (index.as_str(), &base.path)
-                    && key.len() <= 64
+                    && self.ex.catalog.is_metadata_key(key)
                 {
                     let mut item = path.clone();
                     item.0.push(Seg {
@@ -1731,20 +1731,17 @@ impl<'e, 'c> Walker<'e, 'c> {
         // A local holding a call's result (a loaded row) handed to another call: that call may
         // change it (`mark_paid(order)`, `setattr(order, "status", ...)`); a manager's call
         // (`Log.objects.create(order=order)`) only points at it.
-        let through_manager = func.path.as_ref().is_some_and(|path| {
-            path.0
-                .iter()
-                .any(|seg| self.ex.catalog.orm.managers.iter().any(|m| *m == *seg.name))
-        });
-        for value in args
-            .iter()
-            .chain(keywords.iter().map(|(_, v)| v))
-            .filter(|_| !through_manager)
-        {
+        for value in args.iter().chain(keywords.iter().map(|(_, v)| v)) {
             if let Some(name) = value.name
                 && value.path.as_ref().is_some_and(QPath::is_call)
-                && self.locals.contains_key(&name)
                 && !self.escaped.contains(&name)
+                && self.locals.contains_key(&name)
+                && !func.path.as_ref().is_some_and(|path| {
+                    let managers = &self.ex.catalog.orm.managers;
+                    path.0
+                        .iter()
+                        .any(|seg| managers.iter().any(|m| *m == *seg.name))
+                })
             {
                 self.escaped.push(name);
             }
