@@ -494,10 +494,12 @@ impl<'e, 'c> Walker<'e, 'c> {
                         let previous = self.lookup_local(name.id.as_str());
                         let mut merged = previous.unwrap_or_default();
                         merge_taint(&mut merged.taint, &value.taint);
-                        merged.lit = match (&merged.lit, &value.lit, assign.op) {
-                            (Lit::Int(a), Lit::Int(b), op) => {
-                                int_op(*a, *b, op).map_or(Lit::Other, Lit::Int)
-                            }
+                        // `n += 1` on a known integer stays an integer (else unknown).
+                        merged.lit = match (&merged.lit, &value.lit) {
+                            (Lit::Int(_), Lit::Int(_)) => arith_op(assign.op)
+                                .and_then(|op| op.apply(&merged.lit, &value.lit))
+                                .filter(|lit| matches!(lit, Lit::Int(_)))
+                                .unwrap_or(Lit::Other),
                             _ => Lit::Other,
                         };
                         self.set_local(name.id.as_str(), merged);
@@ -1335,16 +1337,13 @@ impl<'e, 'c> Walker<'e, 'c> {
                 let left = self.expr(&bin.left, block);
                 let right = self.expr(&bin.right, block);
                 let mut value = Value::default();
-                if let (Lit::Int(a), Lit::Int(b)) = (&left.lit, &right.lit) {
-                    value.lit = match (int_op(*a, *b, bin.op), bin.op) {
-                        (Some(result), _) => Lit::Int(result),
-                        // `3600 / 2` is a float in Python.
-                        (None, Operator::Div) if *b != 0 => Lit::Float(*a as f64 / *b as f64),
-                        _ => Lit::Other,
-                    };
-                } else if let (Some(a), Some(b)) = (left.as_f64(), right.as_f64()) {
-                    if let Some(result) = float_op(a, b, bin.op) {
-                        value.lit = Lit::Float(result);
+                let numbers = left.as_f64().is_some() && right.as_f64().is_some();
+                if numbers {
+                    // Python's arithmetic: `3600 / 2` is a float, `2 ** 10` an integer.
+                    if let Some(lit) =
+                        arith_op(bin.op).and_then(|op| op.apply(&left.lit, &right.lit))
+                    {
+                        value.lit = lit;
                     }
                 } else if let (Lit::Str(a), Lit::Str(b), Operator::Add) =
                     (&left.lit, &right.lit, bin.op)
@@ -2219,6 +2218,8 @@ fn arith_op(op: Operator) -> Option<ArithOp> {
         Operator::Mult => ArithOp::Mul,
         Operator::Div => ArithOp::Div,
         Operator::FloorDiv => ArithOp::FloorDiv,
+        Operator::Pow => ArithOp::Pow,
+        Operator::Mod => ArithOp::Mod,
         _ => return None,
     })
 }
@@ -2251,30 +2252,6 @@ fn arith_operand(value: &Value) -> Value {
             None
         },
         ..Value::default()
-    }
-}
-
-fn float_op(a: f64, b: f64, op: Operator) -> Option<f64> {
-    let result = match op {
-        Operator::Add => a + b,
-        Operator::Sub => a - b,
-        Operator::Mult => a * b,
-        Operator::Div if b != 0.0 => a / b,
-        Operator::FloorDiv if b != 0.0 => (a / b).floor(),
-        _ => return None,
-    };
-    result.is_finite().then_some(result)
-}
-
-fn int_op(a: i64, b: i64, op: Operator) -> Option<i64> {
-    match op {
-        Operator::Add => a.checked_add(b),
-        Operator::Sub => a.checked_sub(b),
-        Operator::Mult => a.checked_mul(b),
-        Operator::FloorDiv => a.checked_div_euclid(b),
-        Operator::Pow => u32::try_from(b).ok().and_then(|b| a.checked_pow(b)),
-        Operator::Mod => a.checked_rem_euclid(b),
-        _ => None,
     }
 }
 

@@ -168,11 +168,15 @@ pub enum ArithOp {
     Mul,
     Div,
     FloorDiv,
+    /// Kept for integers only, as durations use them (`2 ** 10`, `7200 % 3600`).
+    Pow,
+    Mod,
 }
 
 impl ArithOp {
     /// The operation on two numbers as Python computes it: integers stay integers except for
-    /// `/`; `None` on overflow or division by zero.
+    /// `/` (and on overflow, as floats); `None` on division by zero, and for `**` and `%` of
+    /// floats.
     pub fn apply(self, a: &Lit, b: &Lit) -> Option<Lit> {
         if let (Lit::Int(a), Lit::Int(b)) = (a, b) {
             let (a, b) = (*a, *b);
@@ -181,6 +185,8 @@ impl ArithOp {
                 ArithOp::Sub => a.checked_sub(b),
                 ArithOp::Mul => a.checked_mul(b),
                 ArithOp::FloorDiv => a.checked_div_euclid(b),
+                ArithOp::Pow => u32::try_from(b).ok().and_then(|b| a.checked_pow(b)),
+                ArithOp::Mod => a.checked_rem_euclid(b),
                 ArithOp::Div => None,
             };
             if let Some(int) = int {
@@ -199,7 +205,7 @@ impl ArithOp {
             ArithOp::Mul => a * b,
             ArithOp::Div if b != 0.0 => a / b,
             ArithOp::FloorDiv if b != 0.0 => (a / b).floor(),
-            _ => return None,
+            ArithOp::Div | ArithOp::FloorDiv | ArithOp::Pow | ArithOp::Mod => return None,
         };
         result.is_finite().then_some(Lit::Float(result))
     }
