@@ -338,6 +338,10 @@ pub struct FrameworkSpec {
     /// The framework's application class and the methods that only it has.
     pub app: Option<AppSpec>,
     pub enqueue_methods: Vec<String>,
+    /// Enqueue methods that take the task's arguments as `args=`/`kwargs=` beside options.
+    pub options_methods: Vec<String>,
+    /// Methods that build a call of the task from its arguments (`task.s(...)`).
+    pub signature_methods: Vec<String>,
     pub call_enqueues: bool,
     pub time_limits: Vec<TimeLimitSpec>,
     /// The framework's own bound on a run, in seconds, when the task sets none.
@@ -993,6 +997,10 @@ struct RawFramework {
     #[serde(default)]
     enqueue_methods: Vec<String>,
     #[serde(default)]
+    options_methods: Vec<String>,
+    #[serde(default)]
+    signature_methods: Vec<String>,
+    #[serde(default)]
     call_enqueues: bool,
     #[serde(default)]
     time_limits: Vec<TimeLimitSpec>,
@@ -1090,6 +1098,8 @@ impl Catalog {
             frameworks.push(FrameworkSpec {
                 framework: fw.name,
                 enqueue_methods: fw.enqueue_methods,
+                options_methods: fw.options_methods,
+                signature_methods: fw.signature_methods,
                 call_enqueues: fw.call_enqueues,
                 time_limits: fw.time_limits,
                 default_time_limit: fw.default_time_limit,
@@ -1616,6 +1626,28 @@ mod tests {
         assert_eq!(
             sink.key.as_ref().and_then(|k| k.keyword.as_deref()),
             Some("external_ref")
+        );
+    }
+
+    #[test]
+    fn options_methods_are_enqueue_methods() {
+        // TW501 reads `args=`/`kwargs=` of an options method only where the project classes
+        // the call as an enqueue, which it does by `enqueue-methods`.
+        let catalog = Catalog::new(&[], &[]);
+        let mut options = 0;
+        for spec in &catalog.frameworks {
+            for method in &spec.options_methods {
+                options += 1;
+                assert!(
+                    spec.enqueue_methods.contains(method),
+                    "{:?}: {method}",
+                    spec.framework
+                );
+            }
+        }
+        assert!(
+            options >= 2,
+            "Celery's apply_async, Dramatiq's send_with_options"
         );
     }
 }

@@ -1,6 +1,6 @@
 use ruff_text_size::TextRange;
 
-use crate::facts::{CallSite, EventKind, Lit, Value};
+use crate::facts::{CallSite, EventKind, Function, Lit, Value};
 use crate::i18n::{Lang, tr};
 use crate::project::CallClass;
 use crate::rules::{Checker, TaskView, declare_rule};
@@ -69,65 +69,59 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         if !(on_self || on_own_task) {
             continue;
         }
-        let changed = match call.method.as_str() {
-            "retry" => {
-                changed_arguments(call.keyword("args"), call.keyword("kwargs"), &params, lang)
-            }
+        let Some(spec) = project.catalog.framework(task.task.framework) else {
+            continue;
+        };
+        let method = call.method.as_str();
+        let listed = |methods: &[String]| listed_in(methods, method);
+        let in_handler = function.in_handler(event.block);
+        let enqueues = || {
+            matches!(
+                project.call_class(task.id, index),
+                Some(CallClass::Enqueue { .. })
+            )
+        };
+        let mut shown = method.to_string();
+        let changed = if spec.retry_method.as_deref() == Some(method) {
+            changed_arguments(call.keyword("args"), call.keyword("kwargs"), &params, lang)
+        } else if !in_handler {
+            None
+        } else if listed(&spec.options_methods) {
             // Celery's `apply_async(args, kwargs)`, Dramatiq's `send_with_options(args=...)`.
-            "apply_async" | "send_with_options"
-                if function.in_handler(event.block)
-                    && matches!(
-                        project.call_class(task.id, index),
-                        Some(CallClass::Enqueue { .. })
-                    ) =>
-            {
-                changed_arguments(
-                    call.keyword("args").or_else(|| call.args().first()),
-                    call.keyword("kwargs").or_else(|| call.args().get(1)),
-                    &params,
-                    lang,
-                )
-            }
+            enqueues()
+                .then(|| {
+                    changed_arguments(
+                        call.keyword("args").or_else(|| call.args().first()),
+                        call.keyword("kwargs").or_else(|| call.args().get(1)),
+                        &params,
+                        lang,
+                    )
+                })
+                .flatten()
+        } else if listed(&spec.enqueue_methods) {
             // The framework's own enqueue method, with the task's arguments as its own:
             // `delay(...)`, Dramatiq's `send(...)`, Taskiq's `kiq(...)`, Procrastinate's
-            // `defer(...)`, Django's `enqueue(...)`.
-            method
-                if function.in_handler(event.block)
-                    && project
-                        .catalog
-                        .framework(task.task.framework)
-                        .is_some_and(|spec| spec.enqueue_methods.iter().any(|m| m == method))
-                    && (method == "delay"
-                        || matches!(
-                            project.call_class(task.id, index),
-                            Some(CallClass::Enqueue { .. })
-                        ))
-                    // Not a builder whose result is called next (`configure(...).defer(...)`,
-                    // `kicker().kiq(...)`): its arguments are options.
-                    && !function.events().get(index + 1).is_some_and(|next| {
-                        matches!(&next.kind, EventKind::Call(next)
-                            if next.range.start() == call.range.start())
-                    }) =>
-            {
-                changed_positional(call, &params, lang)
-            }
+            // `defer(...)`, Django's `enqueue(...)`. Not a builder whose result is called next
+            // (`configure(...).defer(...)`, `kicker().kiq(...)`): its arguments are options.
+            (enqueues() && next_call_on(function, index, call.range).is_none())
+                .then(|| changed_positional(call, &params, lang))
+                .flatten()
+        } else if listed(&spec.signature_methods) {
             // `task.s(...).apply_async(countdown=10)`: the signature holds the arguments.
-            "s" | "si"
-                if function.in_handler(event.block)
-                    && applied_next(project, function, index, call.range) =>
-            {
-                changed_positional(call, &params, lang)
-            }
-            _ => None,
+            next_call_on(function, index, call.range)
+                .filter(|next| listed_in(&spec.enqueue_methods, next.method.as_str()))
+                .and_then(|next| {
+                    shown = format!("{method}(...).{}", next.method.as_str());
+                    changed_positional(call, &params, lang)
+                })
+        } else {
+            None
         };
         let Some(what) = changed else { continue };
         let message = tr!(
             lang,
             "tw501.message",
-            method = match call.method.as_str() {
-                "s" | "si" => format!("{}(...).apply_async", call.method.as_str()),
-                other => other.to_string(),
-            },
+            method = shown,
             task = function.name,
             what = what
         );
@@ -136,22 +130,17 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     }
 }
 
-/// Whether the event after `index` enqueues the signature made at `range` at once
-/// (`task.s(...).apply_async()`, `.delay()`).
-fn applied_next(
-    project: &crate::project::Project,
-    function: &crate::facts::Function,
-    index: usize,
-    range: TextRange,
-) -> bool {
-    let Some(celery) = project.catalog.framework(crate::catalog::Framework::Celery) else {
-        return false;
-    };
-    function.events().get(index + 1).is_some_and(|event| {
-        matches!(&event.kind, EventKind::Call(next)
-            if celery.enqueue_methods.iter().any(|m| m == next.method.as_str())
-                && next.range.start() == range.start())
-    })
+/// The call made on the result of the call at `index` (`range`), if it is the next event:
+/// `task.s(...).apply_async()`, `configure(...).defer(...)`.
+fn next_call_on(function: &Function, index: usize, range: TextRange) -> Option<&CallSite> {
+    match &function.events().get(index + 1)?.kind {
+        EventKind::Call(next) if next.range.start() == range.start() => Some(next),
+        _ => None,
+    }
+}
+
+fn listed_in(methods: &[String], method: &str) -> bool {
+    methods.iter().any(|m| m == method)
 }
 
 /// Describes how `args`/`kwargs` differ from the parameters; `None` when they pass them
