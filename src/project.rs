@@ -840,7 +840,10 @@ impl<'a> Project<'a> {
                 .iter()
                 .find_map(|event| match &event.kind {
                     EventKind::AttrAssign(assign)
-                        if assign.var == this && assign.attr == member && !assign.augmented =>
+                        if assign.var == this
+                            && assign.attr == member
+                            && assign.key.is_none()
+                            && !assign.augmented =>
                     {
                         let path = assign.value.path.as_ref().filter(|p| p.is_call())?;
                         Some(self.canonical(path).into_owned())

@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 use ruff_text_size::TextRange;
 
-use crate::facts::{EventKind, FunctionBody, ModuleFacts, Value};
+use crate::facts::{EventKind, FunctionBody, Lit, ModuleFacts, Value};
 use crate::path::{QPath, Sym};
 use crate::project::Project;
 
@@ -60,6 +60,47 @@ impl CelerySettings {
         if let Some(slot) = self.slot(name) {
             *slot = Some(Setting { value, file, range });
         }
+    }
+
+    /// `app.conf.<name>[key] = value`: one entry of a dict setting. Celery's dict settings
+    /// start empty, so an entry set on an unset one makes a dict of that entry alone; an
+    /// entry of a setting only run time knows leaves it unknown.
+    fn set_entry(
+        &mut self,
+        name: &str,
+        key: Sym,
+        value: Option<Value>,
+        file: u32,
+        range: TextRange,
+    ) {
+        let Some(slot) = self.slot(name) else { return };
+        let mut dict = match slot.take() {
+            None => Some(Vec::new()),
+            Some(Setting {
+                value:
+                    Some(Value {
+                        lit: Lit::Dict(items),
+                        ..
+                    }),
+                ..
+            }) => Some(items),
+            Some(_) => None,
+        };
+        if let Some(items) = &mut dict {
+            let value = value.unwrap_or_default();
+            match items.iter_mut().find(|(k, _)| *k == Some(key)) {
+                Some(entry) => entry.1 = value,
+                None => items.push((Some(key), value)),
+            }
+        }
+        *slot = Some(Setting {
+            value: dict.map(|items| Value {
+                lit: Lit::Dict(items),
+                ..Value::default()
+            }),
+            file,
+            range,
+        });
     }
 
     /// The broker's visibility timeout in seconds, when the broker redelivers after one and
@@ -125,8 +166,11 @@ impl CelerySettings {
                     }
                 }
             }
-            for (name, value, range) in assigned {
-                settings.set(name, value, file_id, range);
+            for (name, key, value, range) in assigned {
+                match key {
+                    Some(key) => settings.set_entry(name, key, value, file_id, range),
+                    None => settings.set(name, value, file_id, range),
+                }
             }
         }
         for class in &sources.classes {
@@ -140,8 +184,9 @@ impl CelerySettings {
     }
 }
 
-/// A setting a call or an assignment sets: its name, its value when known, and where.
-type Assigned<'a> = (&'a str, Option<Value>, TextRange);
+/// A setting a call or an assignment sets: its name, the entry when only one of its dict's
+/// entries is set, its value when known, and where.
+type Assigned<'a> = (&'a str, Option<Sym>, Option<Value>, TextRange);
 
 /// `app.conf.update(...)`, `app.conf.x = ...`, `Celery(..., broker=...)`, in the order they
 /// appear.
@@ -182,19 +227,24 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                 let canonical = project.canonical(path);
                 if conf_update && is_conf(&canonical, 1) {
                     for (key, value) in call.keywords() {
-                        assigned.push((key.as_str(), known(project, value), value.range));
+                        assigned.push((key.as_str(), None, known(project, value), value.range));
                     }
                     if let Some(items) = call.args().first().and_then(Value::dict) {
                         for (key, value) in items {
                             if let Some(key) = key {
-                                assigned.push((key.as_str(), known(project, value), value.range));
+                                assigned.push((
+                                    key.as_str(),
+                                    None,
+                                    known(project, value),
+                                    value.range,
+                                ));
                             }
                         }
                     }
                 } else if is_celery_app(&canonical) {
                     // Celery sets its keywords as settings (`broker` is `broker_url`).
                     for (key, value) in call.keywords() {
-                        assigned.push((key.as_str(), known(project, value), value.range));
+                        assigned.push((key.as_str(), None, known(project, value), value.range));
                     }
                 }
             }
@@ -205,6 +255,7 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                 if is_conf(&project.canonical(object), 0) {
                     assigned.push((
                         assign.attr.as_str(),
+                        assign.key,
                         known(project, &assign.value),
                         assign.value.range,
                     ));

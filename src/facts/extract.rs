@@ -484,6 +484,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                                     object,
                                     var: Sym::new(var),
                                     attr: Sym::new(attr.attr.as_str()),
+                                    key: None,
                                     augmented: true,
                                     value,
                                 })),
@@ -988,6 +989,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                             object,
                             var: Sym::new(var),
                             attr: Sym::new(attr.attr.as_str()),
+                            key: None,
                             augmented: false,
                             value: value.clone(),
                         })),
@@ -997,8 +999,33 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::Starred(starred) => self.bind(&starred.value, value, block),
             // `headers["Idempotency-Key"] = key`: an entry of a dict the function built.
             Expr::Subscript(sub) => {
-                let (Expr::Name(name), Expr::StringLiteral(key)) = (&*sub.value, &*sub.slice)
-                else {
+                let Expr::StringLiteral(key) = &*sub.slice else {
+                    return;
+                };
+                // `app.conf.broker_transport_options["visibility_timeout"] = 7200`: an entry of
+                // a setting (only on a `conf`, so that no other object's writes change).
+                if let Expr::Attribute(attr) = &*sub.value
+                    && let Some(var) = root_name(&attr.value)
+                    && let Some(object) = self.pure(&attr.value).path
+                    && object
+                        .last_name()
+                        .is_some_and(|last| last == crate::settings::CELERY_CONF)
+                {
+                    self.push_event(
+                        block,
+                        EventKind::AttrAssign(Box::new(AttrAssign {
+                            range: target.range(),
+                            object: Some(object),
+                            var: Sym::new(var),
+                            attr: Sym::new(attr.attr.as_str()),
+                            key: Some(Sym::new(key.value.to_str())),
+                            augmented: false,
+                            value: value.clone(),
+                        })),
+                    );
+                    return;
+                }
+                let Expr::Name(name) = &*sub.value else {
                     return;
                 };
                 let local = if self.is_module {

@@ -964,6 +964,9 @@ pub struct AttrAssign {
     pub object: Option<QPath>,
     pub var: Sym,
     pub attr: Sym,
+    /// `app.conf.broker_transport_options["visibility_timeout"] = 7200`: the entry written
+    /// in the attribute's dict, not the attribute itself.
+    pub key: Option<Sym>,
     pub augmented: bool,
     pub value: Value,
 }
