@@ -2,6 +2,7 @@
 //! facts, its syntax errors and its `# noqa` comments; the syntax tree is dropped here.
 
 use rustc_hash::FxHashMap as HashMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -14,11 +15,15 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 use crate::catalog::Catalog;
 use crate::facts::{ModuleFacts, extract};
 
-/// What a `# noqa` comment on a line silences.
+/// What a `# noqa` comment on a line silences (or, at line 0, a `# twice: noqa` comment in the
+/// whole file).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Noqa {
     All,
     Codes(Vec<String>),
+    /// A comment that looks like a directive but is not one: it silences nothing, and the
+    /// command line warns about it, as ruff does.
+    Invalid(NoqaError),
 }
 
 impl Noqa {
@@ -26,7 +31,42 @@ impl Noqa {
         match self {
             Noqa::All => true,
             Noqa::Codes(codes) => codes.iter().any(|c| c == code),
+            Noqa::Invalid(_) => false,
         }
+    }
+
+    /// Both directives' codes (`# twice: noqa: TW101` twice in one file).
+    fn merge(self, other: Noqa) -> Noqa {
+        match (self, other) {
+            (Noqa::All, _) | (_, Noqa::All) => Noqa::All,
+            (Noqa::Codes(mut a), Noqa::Codes(b)) => {
+                a.extend(b);
+                Noqa::Codes(a)
+            }
+            (Noqa::Invalid(_), other) | (other, Noqa::Invalid(_)) => other,
+        }
+    }
+}
+
+/// Why a `noqa` comment is not a directive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoqaError {
+    /// `# noqa:` with no code after it (`# noqa: we retry`).
+    MissingCodes,
+    /// `noqa` followed by something other than `:` (`# noqanope`, `# noqa123`).
+    InvalidSuffix,
+}
+
+impl fmt::Display for NoqaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NoqaError::MissingCodes => {
+                "expected rule codes after `noqa:` (e.g. `# noqa: TW101, TW102`)"
+            }
+            NoqaError::InvalidSuffix => {
+                "expected `:` and rule codes, or nothing, after `noqa` (e.g. `# noqa: TW101`)"
+            }
+        })
     }
 }
 
@@ -135,7 +175,23 @@ impl SourceFile {
     }
 
     pub fn noqa_silences(&self, line: usize, code: &str) -> bool {
-        self.noqa.get(&line).is_some_and(|noqa| noqa.silences(code))
+        [FILE_NOQA_LINE, line]
+            .iter()
+            .any(|line| self.noqa.get(line).is_some_and(|noqa| noqa.silences(code)))
+    }
+
+    /// The comments that look like `noqa` directives but are not, by line.
+    pub fn invalid_noqa(&self) -> Vec<(usize, NoqaError)> {
+        let mut invalid: Vec<(usize, NoqaError)> = self
+            .noqa
+            .iter()
+            .filter_map(|(&line, noqa)| match noqa {
+                Noqa::Invalid(error) => Some((line, *error)),
+                _ => None,
+            })
+            .collect();
+        invalid.sort_unstable_by_key(|(line, _)| *line);
+        invalid
     }
 }
 
@@ -309,9 +365,21 @@ pub fn parse_text(
             let Some(comment) = text.get(range.start().to_usize()..range.end().to_usize()) else {
                 continue;
             };
-            if let Some(directive) = parse_noqa(comment) {
+            if let Some((scope, directive)) = parse_noqa(comment) {
                 let line = lines.line(range.start().to_usize());
-                noqa.insert(line, directive);
+                match (scope, directive) {
+                    (NoqaScope::File, directive @ Noqa::Invalid(_))
+                    | (NoqaScope::Line, directive) => {
+                        noqa.insert(line, directive);
+                    }
+                    (NoqaScope::File, directive) => {
+                        let merged = match noqa.remove(&FILE_NOQA_LINE) {
+                            Some(before) => before.merge(directive),
+                            None => directive,
+                        };
+                        noqa.insert(FILE_NOQA_LINE, merged);
+                    }
+                }
             }
         }
         let facts = extract(parsed.suite(), &text, module, is_package, catalog);
@@ -474,8 +542,22 @@ fn skip_string(bytes: &[u8], start: usize) -> usize {
     bytes.len()
 }
 
-/// `# noqa`, `# noqa: TW101, TW102` (also after other text in the comment, as ruff accepts).
-pub fn parse_noqa(comment: &str) -> Option<Noqa> {
+/// The key of [`SourceFile::noqa`] for a `# twice: noqa` comment (lines start at 1).
+const FILE_NOQA_LINE: usize = 0;
+
+/// Where a `noqa` directive applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoqaScope {
+    /// `# noqa`, `# noqa: TW101`: the line it is on.
+    Line,
+    /// `# twice: noqa`, `# twice: noqa: TW101`: the whole file (ruff's `# ruff: noqa`).
+    File,
+}
+
+/// `# noqa`, `# noqa: TW101, TW102` (also after other text in the comment, as ruff accepts),
+/// `# twice: noqa[: codes]` for the whole file; a comment that starts a directive wrongly
+/// (`# noqa:` with no codes, `# noqanope`) is [`Noqa::Invalid`].
+pub fn parse_noqa(comment: &str) -> Option<(NoqaScope, Noqa)> {
     // Found without a lower-case copy of every comment: almost none says `noqa`.
     let bytes = comment.as_bytes();
     let start = memchr::memchr2_iter(b'n', b'N', bytes).find(|&at| {
@@ -483,30 +565,69 @@ pub fn parse_noqa(comment: &str) -> Option<Noqa> {
             .get(at..at + 4)
             .is_some_and(|word| word.eq_ignore_ascii_case(b"noqa"))
     })?;
-    // `noqa` must start the comment or follow `#`-separated text: `# type: ignore # noqa`.
     let before = comment[..start].trim_end();
-    if !before.ends_with('#') {
+    // `# twice: noqa` (only as the comment's start).
+    let file_level = before
+        .strip_prefix('#')
+        .is_some_and(|rest| rest.trim_start().eq_ignore_ascii_case("twice:"));
+    // `noqa` must start the comment or follow `#`-separated text: `# type: ignore # noqa`.
+    let scope = if file_level {
+        NoqaScope::File
+    } else if before.ends_with('#') {
+        NoqaScope::Line
+    } else {
         return None;
-    }
+    };
     let rest = &comment[start + 4..];
     let Some(codes) = rest
         .strip_prefix(':')
         .or_else(|| rest.trim_start().strip_prefix(':'))
     else {
-        return Some(Noqa::All);
+        // `# noqa`, `# noqa  # why`, `# noqa explained`; not `# noqanope`.
+        let ends = rest.is_empty() || rest.starts_with(|c: char| c.is_whitespace() || c == '#');
+        return Some((
+            scope,
+            if ends {
+                Noqa::All
+            } else {
+                Noqa::Invalid(NoqaError::InvalidSuffix)
+            },
+        ));
     };
-    let codes: Vec<String> = codes
+    let mut found = Vec::new();
+    for item in codes
         .split([',', ' ', '\t'])
-        .map(str::trim)
-        .take_while(|code| code.is_empty() || code.chars().all(|c| c.is_ascii_alphanumeric()))
-        .filter(|code| !code.is_empty())
-        .map(str::to_ascii_uppercase)
-        .collect();
-    if codes.is_empty() {
-        Some(Noqa::All)
-    } else {
-        Some(Noqa::Codes(codes))
+        .filter(|item| !item.is_empty())
+    {
+        if let Some(code) = noqa_code(item) {
+            found.push(code);
+        } else {
+            // The explanation after the codes: `# noqa: TW101 the provider dedups`.
+            break;
+        }
     }
+    if found.is_empty() {
+        Some((scope, Noqa::Invalid(NoqaError::MissingCodes)))
+    } else {
+        Some((scope, Noqa::Codes(found)))
+    }
+}
+
+/// A rule code as a `noqa` comment lists it: letters then digits (`TW101`, `tw101`, ruff's
+/// `E501`), upper-case letters alone (a code of another tool, `ANN`), or a twice rule's name
+/// (`nondeterministic-idempotency-key`), as the code.
+fn noqa_code(item: &str) -> Option<String> {
+    let letters = item.bytes().take_while(u8::is_ascii_alphabetic).count();
+    let digits = &item[letters..];
+    let code = letters > 0
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (!digits.is_empty() || item.bytes().all(|b| b.is_ascii_uppercase()));
+    if code {
+        return Some(item.to_ascii_uppercase());
+    }
+    crate::registry::find(item)
+        .filter(|rule| rule.name == item)
+        .map(|rule| rule.code.to_string())
 }
 
 #[cfg(test)]
@@ -654,20 +775,64 @@ def f(order, key):
 
     #[test]
     fn noqa_comments() {
-        assert_eq!(parse_noqa("# noqa"), Some(Noqa::All));
-        assert_eq!(
-            parse_noqa("# noqa: TW101"),
-            Some(Noqa::Codes(vec!["TW101".into()]))
-        );
+        let line = |noqa| Some((NoqaScope::Line, noqa));
+        let codes = |codes: &[&str]| Noqa::Codes(codes.iter().map(|c| c.to_string()).collect());
+        assert_eq!(parse_noqa("# noqa"), line(Noqa::All));
+        assert_eq!(parse_noqa("# noqa: TW101"), line(codes(&["TW101"])));
         assert_eq!(
             parse_noqa("# NOQA:TW101, tw102"),
-            Some(Noqa::Codes(vec!["TW101".into(), "TW102".into()]))
+            line(codes(&["TW101", "TW102"]))
         );
         assert_eq!(
             parse_noqa("# type: ignore # noqa: TW2"),
-            Some(Noqa::Codes(vec!["TW2".into()]))
+            line(codes(&["TW2"]))
         );
         assert_eq!(parse_noqa("# this is not a noqa"), None);
         assert_eq!(parse_noqa("# expect: TW101"), None);
+        // An explanation ends the codes; another tool's codes are kept (and silence nothing
+        // of twice's); a rule's name stands for its code.
+        assert_eq!(
+            parse_noqa("# noqa: TW101 the provider dedups by order id"),
+            line(codes(&["TW101"]))
+        );
+        assert_eq!(
+            parse_noqa("# noqa: E501, ANN,TW102"),
+            line(codes(&["E501", "ANN", "TW102"]))
+        );
+        let name = crate::registry::find("TW101").expect("TW101").name;
+        assert_eq!(
+            parse_noqa(&format!("# noqa: {name}")),
+            line(codes(&["TW101"]))
+        );
+        assert_eq!(parse_noqa("# noqa  # checked by hand"), line(Noqa::All));
+        assert_eq!(parse_noqa("# noqa because it is fine"), line(Noqa::All));
+        // Not directives: they silence nothing.
+        let invalid = |error| line(Noqa::Invalid(error));
+        assert_eq!(parse_noqa("# noqa:"), invalid(NoqaError::MissingCodes));
+        assert_eq!(
+            parse_noqa("# noqa: we retry anyway"),
+            invalid(NoqaError::MissingCodes)
+        );
+        assert_eq!(parse_noqa("# noqanope"), invalid(NoqaError::InvalidSuffix));
+        assert_eq!(parse_noqa("# noqa123"), invalid(NoqaError::InvalidSuffix));
+        for comment in ["# noqa:", "# noqanope"] {
+            let (_, noqa) = parse_noqa(comment).expect("a comment");
+            assert!(!noqa.silences("TW101"));
+        }
+        // The whole file.
+        assert_eq!(
+            parse_noqa("# twice: noqa"),
+            Some((NoqaScope::File, Noqa::All))
+        );
+        assert_eq!(
+            parse_noqa("#Twice:noqa: TW601"),
+            Some((NoqaScope::File, codes(&["TW601"])))
+        );
+        assert_eq!(
+            parse_noqa("# twice: noqa:"),
+            Some((NoqaScope::File, Noqa::Invalid(NoqaError::MissingCodes)))
+        );
+        assert_eq!(parse_noqa("# ruff: noqa"), None);
+        assert_eq!(parse_noqa("# see twice: noqa"), None);
     }
 }

@@ -130,6 +130,49 @@ fn noqa_silences_the_reported_line() {
 }
 
 #[test]
+fn broken_noqa_comments_silence_nothing_and_are_warned_about() {
+    let empty = UNKEYED.replace("currency=\"eur\")", "currency=\"eur\")  # noqa:");
+    let suffix = UNKEYED.replace("currency=\"eur\")", "currency=\"eur\")  # noqanope");
+    let named = UNKEYED.replace(
+        "currency=\"eur\")",
+        "currency=\"eur\")  # noqa: effect-without-idempotency-key",
+    );
+    let dir = project(&[
+        ("empty.py", &empty),
+        ("suffix.py", &suffix),
+        ("named.py", &named),
+    ]);
+    let out = twice(dir.path(), &["check", "--output-format", "concise"]);
+    let text = stdout(&out);
+    assert!(text.contains("empty.py:7:5: TW101"), "{text}");
+    assert!(text.contains("suffix.py:7:5: TW101"), "{text}");
+    assert!(!text.contains("named.py"), "{text}");
+    let warnings = stderr(&out);
+    assert!(
+        warnings.contains("twice: warning: empty.py:7: not a `noqa` directive"),
+        "{warnings}"
+    );
+    assert!(warnings.contains("suffix.py:7:"), "{warnings}");
+    assert_eq!(warnings.lines().count(), 2, "{warnings}");
+    // `--quiet` prints the problems only.
+    let out = twice(dir.path(), &["check", "--quiet"]);
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn twice_noqa_comment_silences_the_whole_file() {
+    let all = format!("# twice: noqa\n{UNKEYED}");
+    let coded = format!("{UNKEYED}# twice: noqa: TW101\n");
+    let other = format!("# twice: noqa: TW102\n{UNKEYED}");
+    let dir = project(&[("all.py", &all), ("coded.py", &coded), ("other.py", &other)]);
+    let out = twice(dir.path(), &["check", "--output-format", "concise"]);
+    let text = stdout(&out);
+    assert!(!text.contains("all.py"), "{text}");
+    assert!(!text.contains("coded.py"), "{text}");
+    assert!(text.contains("other.py:8:5: TW101"), "{text}");
+}
+
+#[test]
 fn select_and_ignore_take_codes_prefixes_and_names() {
     let dir = project(&[("pay.py", UNKEYED), ("mail.py", MAILER)]);
     let codes = |args: &[&str]| {

@@ -204,6 +204,9 @@ pub fn run(args: &CheckArgs) -> io::Result<ExitStatus> {
             }
         )?;
     }
+    if !args.quiet {
+        warn_invalid_noqa(&mut stderr, &report)?;
+    }
     let (mut out, color): (Box<dyn Write>, bool) = match &args.output_file {
         Some(path) => match create_output_file(path) {
             Ok(file) => (
@@ -402,6 +405,21 @@ fn apply_fixes(report: &Report) -> io::Result<FixedTexts> {
         write_atomically(&file.path, after)?;
     }
     Ok(fixed)
+}
+
+/// A comment that looks like a `noqa` directive but is not one silences nothing: said, as ruff
+/// says it, so that nobody relies on it.
+fn warn_invalid_noqa(stderr: &mut impl Write, report: &Report) -> io::Result<()> {
+    for file in &report.files {
+        for (line, error) in file.invalid_noqa() {
+            writeln!(
+                stderr,
+                "twice: warning: {}:{line}: not a `noqa` directive, it silences nothing: {error}",
+                file.display
+            )?;
+        }
+    }
+    Ok(())
 }
 
 fn warn_changed(stderr: &mut impl Write, changed: &[String]) -> io::Result<()> {
