@@ -4,6 +4,8 @@ mod check;
 mod review;
 mod rule;
 
+pub use rule::rules_document;
+
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
