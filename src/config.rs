@@ -221,17 +221,34 @@ impl Settings {
             ),
             None => (cwd.to_path_buf(), None, Options::default()),
         };
-        let mut select = overrides
-            .select
-            .clone()
-            .or(options.select)
-            .unwrap_or_else(|| vec!["ALL".to_string()]);
-        select.extend(overrides.extend_select.iter().cloned());
-        let mut ignore = options.ignore.unwrap_or_default();
-        ignore.extend(overrides.ignore.iter().cloned());
+        // Ruff's layers: the default, then the configuration, then the command line. A
+        // layer with `select` starts the set again (its own `ignore` applies, earlier ones do
+        // not); a layer without one adds its `extend-select` and removes its `ignore`.
+        let all = vec!["ALL".to_string()];
+        let layers = [
+            Selection {
+                select: Some(&all),
+                extend_select: &[],
+                ignore: &[],
+            },
+            Selection {
+                select: options.select.as_deref(),
+                extend_select: &[],
+                ignore: options.ignore.as_deref().unwrap_or_default(),
+            },
+            Selection {
+                select: overrides.select.as_deref(),
+                extend_select: &overrides.extend_select,
+                ignore: &overrides.ignore,
+            },
+        ];
         let enabled = ALL
             .iter()
-            .filter(|rule| is_selected(rule, &select, &ignore))
+            .filter(|rule| {
+                layers
+                    .iter()
+                    .fold(false, |enabled, layer| layer.decide(rule, enabled))
+            })
             .map(|rule| rule.code)
             .collect();
         let glob_error = |e: globset::Error| ConfigError {
@@ -292,21 +309,49 @@ impl Settings {
     }
 }
 
-/// `select`/`ignore` resolution as in ruff: the most specific matching selector decides, and
-/// `ignore` wins a tie.
-fn is_selected(rule: &RuleMeta, select: &[String], ignore: &[String]) -> bool {
-    let best = |selectors: &[String]| {
-        selectors
-            .iter()
-            .filter(|s| selector_matches(s, rule))
-            .map(|s| specificity(s))
-            .max()
-    };
-    match (best(select), best(ignore)) {
-        (Some(s), Some(i)) => s > i,
-        (Some(_), None) => true,
-        (None, _) => false,
+/// One source's rule selection: the defaults, the configuration file or the command line.
+struct Selection<'a> {
+    select: Option<&'a [String]>,
+    extend_select: &'a [String],
+    ignore: &'a [String],
+}
+
+impl Selection<'_> {
+    /// Whether `rule` is enabled after this layer, given whether it was before. Within a
+    /// layer the most specific matching selector decides, and `ignore` wins a tie.
+    fn decide(&self, rule: &RuleMeta, before: bool) -> bool {
+        let best = |selectors: &mut dyn Iterator<Item = &String>| {
+            selectors
+                .filter(|s| selector_matches(s, rule))
+                .map(|s| specificity(s))
+                .max()
+        };
+        let selected = best(
+            &mut self
+                .select
+                .unwrap_or_default()
+                .iter()
+                .chain(self.extend_select),
+        );
+        let ignored = best(&mut self.ignore.iter());
+        match (selected, ignored) {
+            (Some(s), Some(i)) => s > i,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => before && self.select.is_none(),
+        }
     }
+}
+
+/// `select`/`ignore` of one layer alone, as in ruff ([`Selection::decide`]).
+#[cfg(test)]
+fn is_selected(rule: &RuleMeta, select: &[String], ignore: &[String]) -> bool {
+    Selection {
+        select: Some(select),
+        extend_select: &[],
+        ignore,
+    }
+    .decide(rule, false)
 }
 
 /// A user glob matches a path anywhere below the root and everything under a matching folder.

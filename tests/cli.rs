@@ -203,6 +203,43 @@ fn select_and_ignore_take_codes_prefixes_and_names() {
 }
 
 #[test]
+fn command_line_selection_layers_over_the_configuration_as_in_ruff() {
+    let dir = project(&[
+        ("pay.py", UNKEYED),
+        ("mail.py", MAILER),
+        (
+            "pyproject.toml",
+            "[tool.twice]\nselect = [\"TW1\"]\nignore = [\"TW101\"]\n",
+        ),
+    ]);
+    let codes = |args: &[&str]| {
+        let mut all = vec!["check", "--output-format", "json"];
+        all.extend_from_slice(args);
+        let out = twice(dir.path(), &all);
+        let items: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let mut codes: Vec<String> = items
+            .as_array()
+            .expect("array")
+            .iter()
+            .map(|i| i["code"].as_str().unwrap_or_default().to_string())
+            .collect();
+        codes.sort();
+        codes
+    };
+    assert_eq!(codes(&[]), ["TW102"]);
+    // `--select` starts again: the configured `ignore` no longer applies.
+    assert_eq!(codes(&["--select", "TW101"]), ["TW101"]);
+    assert_eq!(codes(&["--select", "ALL"]), ["TW101", "TW102"]);
+    // `--extend-select` and `--ignore` adjust the configured set.
+    assert_eq!(codes(&["--extend-select", "TW101"]), ["TW101", "TW102"]);
+    assert_eq!(codes(&["--ignore", "TW102"]), Vec::<String>::new());
+    assert_eq!(
+        codes(&["--extend-select", "TW1", "--ignore", "TW102"]),
+        ["TW101"]
+    );
+}
+
+#[test]
 fn configuration_is_read_and_validated() {
     let dir = project(&[
         ("tasks.py", UNKEYED),
