@@ -73,23 +73,17 @@ pub fn read_config(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
     let text =
         std::fs::read_to_string(path).map_err(|e| error(format!("cannot read the file: {e}")))?;
     let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
-    let table: toml::Table = toml::from_str(&text).map_err(|e| error(e.message().to_string()))?;
-    let (value, prefix) = if is_pyproject {
-        let Some(twice) = table.get("tool").and_then(|t| t.get("twice")) else {
-            return Ok(None);
-        };
-        (twice.clone(), "tool.twice")
+    // Read from the text, not from a parsed table, so that an error has its place in the file.
+    let options = if is_pyproject {
+        let pyproject: Pyproject =
+            toml::from_str(&text).map_err(|e| error(toml_error(&text, &e)))?;
+        match pyproject.tool.and_then(|tool| tool.twice) {
+            Some(options) => options,
+            None => return Ok(None),
+        }
     } else {
-        (toml::Value::Table(table), "")
+        toml::from_str(&text).map_err(|e| error(toml_error(&text, &e)))?
     };
-    let options = Options::deserialize(value).map_err(|e| {
-        let table = if prefix.is_empty() {
-            String::new()
-        } else {
-            format!("[{prefix}] ")
-        };
-        error(format!("{table}{}", e.message()))
-    })?;
     validate(&options).map_err(error)?;
     // Globs (`exclude`, `per-file-ignores`) are relative to the file's folder: keep it whole,
     // so that `--config pyproject.toml` has one.
@@ -97,6 +91,46 @@ pub fn read_config(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
         path: std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
         options,
     }))
+}
+
+/// The part of `pyproject.toml` twice reads; other tools' tables are skipped unread.
+#[derive(Deserialize)]
+struct Pyproject {
+    tool: Option<PyprojectTools>,
+}
+
+#[derive(Deserialize)]
+struct PyprojectTools {
+    twice: Option<Options>,
+}
+
+/// A TOML error as `line L, column C: message`, naming the key whose value is wrong
+/// (`heuristics`: invalid type: string "yes", expected a boolean).
+fn toml_error(text: &str, error: &toml::de::Error) -> String {
+    let message = error
+        .message()
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(": ");
+    let Some(start) = error.span().map(|span| span.start.min(text.len())) else {
+        return message;
+    };
+    let Some(before) = text.get(..start) else {
+        return message;
+    };
+    let line_start = before.rfind('\n').map_or(0, |at| at + 1);
+    let line = before.matches('\n').count() + 1;
+    let column = before[line_start..].chars().count() + 1;
+    // A value's error: the key is what stands before `=` on its line.
+    let key = before[line_start..]
+        .split_once('=')
+        .map(|(key, _)| key.trim())
+        .filter(|key| !key.is_empty())
+        .map(|key| format!("`{key}`: "))
+        .unwrap_or_default();
+    format!("line {line}, column {column}: {key}{message}")
 }
 
 fn validate(options: &Options) -> Result<(), String> {

@@ -270,7 +270,33 @@ fn configuration_is_read_and_validated() {
     let wrong_type = project(&[("pyproject.toml", "[tool.twice]\nheuristics = \"yes\"\n")]);
     let out = twice(wrong_type.path(), &["check"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("bool"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("line 2, column 14: `heuristics`: invalid type"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A syntax error says where; other tools' tables are not read.
+    let broken = project(&[(
+        "pyproject.toml",
+        "[tool.black]\nline-length = \"long\"\n[tool.twice]\nselect = [\"TW1\"\nignore = []\n",
+    )]);
+    let out = twice(broken.path(), &["check"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("line 5, column 1: "),
+        "{}",
+        stderr(&out)
+    );
+    let other_tools = project(&[
+        ("tasks.py", UNKEYED),
+        (
+            "pyproject.toml",
+            "[tool.black]\nline-length = \"long\"\n[tool.twice]\nignore = [\"TW101\"]\n",
+        ),
+    ]);
+    let out = twice(other_tools.path(), &["check"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 
     let custom = project(&[
         ("tasks.py", UNKEYED),
