@@ -54,6 +54,31 @@ fn statistics_count_per_rule_most_first() {
 }
 
 #[test]
+fn statistics_mark_the_rules_fix_can_fix() {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/shop");
+    let out = twice(
+        std::path::Path::new(example),
+        &["check", "--statistics", "--quiet", "."],
+    );
+    let text = stdout(&out);
+    let row = |code: &str| {
+        text.lines()
+            .find(|line| line.contains(code))
+            .unwrap_or_default()
+            .to_string()
+    };
+    // TW104's full save has a fix; the others are marked by blanks, so the names line up.
+    assert!(
+        row("TW104").ends_with("TW104  [*] full-save-after-effect"),
+        "{text}"
+    );
+    assert!(
+        row("TW101").ends_with("TW101      effect-without-idempotency-key"),
+        "{text}"
+    );
+}
+
+#[test]
 fn show_files_lists_what_would_be_checked() {
     let dir = project(&[
         ("pay.py", UNKEYED),

@@ -33,8 +33,8 @@ fn statistics(report: &Report) -> Vec<Statistic<'_>> {
     rows
 }
 
-/// A table (`  12  TW302  enqueue-inside-transaction`) and, for text formats, the summary; a
-/// JSON array for `--output-format json`.
+/// A table (`  12  TW302      enqueue-inside-transaction`, `[*]` before the fixable rules) and,
+/// for text formats, the summary; a JSON array for `--output-format json`.
 pub fn render_statistics(
     out: &mut dyn Write,
     report: &Report,
@@ -52,10 +52,19 @@ pub fn render_statistics(
         .unwrap_or(0)
         .max(4);
     let code_width = rows.iter().map(|row| row.code.len()).max().unwrap_or(0);
+    // Ruff's marks: `[*]` when `--fix` fixes every one, `[-]` when it fixes some; a column of
+    // blanks for the others when any is fixable.
+    let any_fixable = rows.iter().any(|row| row.fixable > 0);
     for row in &rows {
+        let mark = match (row.fixable, any_fixable) {
+            (0, false) => "",
+            (0, true) => "    ",
+            (fixable, _) if fixable == row.count => "[*] ",
+            _ => "[-] ",
+        };
         writeln!(
             out,
-            "{:>count_width$}  {:<code_width$}  {}",
+            "{:>count_width$}  {:<code_width$}  {mark}{}",
             row.count, row.code, row.name
         )?;
     }
