@@ -853,6 +853,62 @@ impl<'a> Project<'a> {
         })
     }
 
+    /// The tasks a registry lists (arq's `functions`/`cron_jobs`): each item is a function, a
+    /// wrapper call taking it first (`func(f, timeout=60)`, `cron(f, hour=3)`) or its dotted
+    /// name; `registry_option` reads the registry's own options (`job_timeout`), which apply
+    /// where an item's wrapper sets none.
+    fn registry_tasks<'v>(
+        &self,
+        items: &[Value],
+        registry_option: impl Fn(&str) -> Option<&'v Value>,
+        file_id: u32,
+        declared_at: TextRange,
+        tasks: &mut Vec<Task>,
+    ) {
+        let catalog = &self.catalog;
+        for item in items {
+            let wrapped = item.path.as_ref().is_some_and(|path| {
+                path.is_call()
+                    && catalog
+                        .registry
+                        .wrappers
+                        .find(&self.canonical(path))
+                        .is_some()
+            });
+            let target = match &item.path {
+                Some(_) if wrapped => item.first_arg.as_ref().and_then(|arg| {
+                    arg.path
+                        .clone()
+                        .or_else(|| arg.as_str().map(QPath::from_dotted))
+                }),
+                Some(path) if !path.is_call() => Some(path.clone()),
+                _ => None,
+            };
+            let Some(target) = target else { continue };
+            let Some(id) = self.resolve_function(&self.canonical(&target), None) else {
+                continue;
+            };
+            let mut options = TaskOptions::default();
+            let own = item.call.as_ref().filter(|_| wrapped);
+            for (attr, option) in &catalog.registry.class_options {
+                if let Some(value) = registry_option(attr)
+                    && own.is_none_or(|c| c.keyword(option).is_none())
+                {
+                    options.push(attr, value, file_id);
+                }
+            }
+            for (name, value) in own.iter().flat_map(|c| &c.keywords) {
+                options.push(name.as_str(), value, file_id);
+            }
+            tasks.push(Task {
+                id,
+                framework: Framework::Arq,
+                options,
+                declared_at,
+            });
+        }
+    }
+
     fn external_base(&self, class: &Class, depth: u32) -> Option<QPath> {
         if depth > 8 {
             return None;
@@ -1168,56 +1224,50 @@ impl<'a> Project<'a> {
                 let imports_framework = facts.imports.values().any(|target| {
                     target.split('.').next() == Some(catalog.registry.requires_import.as_str())
                 });
-                {
-                    for class in &facts.classes {
-                        if !(imports_framework
-                            || catalog.registry.class_names.contains(&class.name))
+                for class in &facts.classes {
+                    if !(imports_framework || catalog.registry.class_names.contains(&class.name)) {
+                        continue;
+                    }
+                    for attr in &catalog.registry.class_attributes {
+                        if let Some(items) = class.attrs.get(attr).and_then(Value::items) {
+                            let option = |name: &str| class.attrs.get(name);
+                            self.registry_tasks(
+                                items,
+                                option,
+                                file_id,
+                                class.name_range,
+                                &mut tasks,
+                            );
+                        }
+                    }
+                }
+                // And the same lists given to a constructor: `Worker(functions=[...])`.
+                if imports_framework {
+                    for function in &facts.functions {
+                        if !function
+                            .calls_named(|name| catalog.registry.constructors.may_match(name))
                         {
                             continue;
                         }
-                        for attr in &catalog.registry.class_attributes {
-                            let Some(Value {
-                                lit: Lit::Seq(items),
-                                ..
-                            }) = class.attrs.get(attr)
-                            else {
+                        for event in function.events() {
+                            let EventKind::Call(call) = &event.kind else {
                                 continue;
                             };
-                            for item in items {
-                                let wrapped = item.path.as_ref().is_some_and(|path| {
-                                    path.is_call() && catalog.registry.wrappers.find(path).is_some()
-                                });
-                                let target = match &item.path {
-                                    Some(_) if wrapped => {
-                                        item.first_arg.as_ref().and_then(|a| a.path.clone())
-                                    }
-                                    Some(path) if !path.is_call() => Some(path.clone()),
-                                    _ => None,
-                                };
-                                let Some(target) = target else { continue };
-                                if let Some(id) =
-                                    self.resolve_function(&self.canonical(&target), None)
-                                {
-                                    // The wrapper's options, and the class's where the
-                                    // wrapper sets none.
-                                    let mut options = TaskOptions::default();
-                                    let own = item.call.as_ref().filter(|_| wrapped);
-                                    for (attr, option) in &catalog.registry.class_options {
-                                        if let Some(value) = class.attrs.get(attr)
-                                            && own.is_none_or(|c| c.keyword(option).is_none())
-                                        {
-                                            options.push(attr, value, file_id);
-                                        }
-                                    }
-                                    for (name, value) in own.iter().flat_map(|c| &c.keywords) {
-                                        options.push(name.as_str(), value, file_id);
-                                    }
-                                    tasks.push(Task {
-                                        id,
-                                        framework: Framework::Arq,
-                                        options,
-                                        declared_at: class.name_range,
-                                    });
+                            let Some(path) = &call.path else { continue };
+                            if catalog
+                                .registry
+                                .constructors
+                                .find(&self.canonical(path))
+                                .is_none()
+                            {
+                                continue;
+                            }
+                            for attr in &catalog.registry.class_attributes {
+                                if let Some(items) = call.keyword(attr).and_then(Value::items) {
+                                    let option = |name: &str| call.keyword(name);
+                                    self.registry_tasks(
+                                        items, option, file_id, call.range, &mut tasks,
+                                    );
                                 }
                             }
                         }

@@ -879,6 +879,8 @@ struct RawRegistry {
     wrappers: Vec<String>,
     requires_import: String,
     class_options: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    constructors: Vec<String>,
 }
 
 /// Registries of task functions: class attributes listing them, and the wrappers of their items.
@@ -890,6 +892,8 @@ pub struct Registry {
     pub requires_import: String,
     /// Class attributes that set a task option of every listed function: (attribute, option).
     pub class_options: Vec<(String, String)>,
+    /// Classes whose constructor takes the lists as keywords (`Worker(functions=[...])`).
+    pub constructors: PatternSet<()>,
 }
 
 #[derive(Deserialize)]
@@ -1120,7 +1124,12 @@ impl Catalog {
         for pattern in &raw.registry.wrappers {
             wrappers.insert(pattern, ());
         }
+        let mut constructors = PatternSet::default();
+        for pattern in &raw.registry.constructors {
+            constructors.insert(pattern, ());
+        }
         let registry = Registry {
+            constructors,
             class_attributes: raw.registry.class_attributes,
             class_names: raw.registry.class_names,
             wrappers,

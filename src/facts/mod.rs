@@ -117,6 +117,14 @@ impl Value {
     }
 
     /// Entries of a dict display (after following a local name to its assignment).
+    /// The items of a list, tuple or set display.
+    pub fn items(&self) -> Option<&[Value]> {
+        match &self.lit {
+            Lit::Seq(items) => Some(items),
+            _ => None,
+        }
+    }
+
     pub fn dict(&self) -> Option<&[DictItem]> {
         match &self.lit {
             Lit::Dict(items) => Some(items),
