@@ -371,6 +371,27 @@ fn fix_and_diff_apply_update_fields() {
 }
 
 #[test]
+fn fix_keeps_a_multi_line_call_multi_line() {
+    let head = "import requests\nfrom celery import shared_task\nfrom shop.models import Order\n\n\n@shared_task\ndef push(order_id):\n    order = Order.objects.get(pk=order_id)\n    requests.post(\"https://x\", headers={\"Idempotency-Key\": f\"o-{order_id}\"})\n    order.pushed = True\n";
+    for (save, fixed) in [
+        (
+            "    order.save(\n        using=\"default\",\n    )\n",
+            "    order.save(\n        using=\"default\",\n        update_fields=[\"pushed\"],\n    )\n",
+        ),
+        (
+            "    order.save(\n        using=\"default\"\n    )\n",
+            "    order.save(\n        using=\"default\",\n        update_fields=[\"pushed\"],\n    )\n",
+        ),
+    ] {
+        let dir = project(&[("tasks.py", &format!("{head}{save}"))]);
+        let out = twice(dir.path(), &["check", "--fix"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+        let text = std::fs::read_to_string(dir.path().join("tasks.py")).expect("read");
+        assert_eq!(text, format!("{head}{fixed}"));
+    }
+}
+
+#[test]
 fn rule_command_prints_documentation() {
     let dir = project(&[]);
     let out = twice(dir.path(), &["rule", "TW101"]);

@@ -183,6 +183,25 @@ fn update_fields_fix(lang: Lang, call: &CallSite, source: &str, listed: &str) ->
     } else {
         open + TextSize::try_from(trimmed.len()).ok()?
     };
+    // Arguments on lines of their own (`save(\n    using="default",\n)`): one more line,
+    // indented as the last, before the closing parenthesis's own line, which stays.
+    let tail = &inside[trimmed.len()..];
+    if !trimmed.trim().is_empty() && tail.contains('\n') {
+        let last_line = &trimmed[trimmed.rfind('\n').map_or(0, |at| at + 1)..];
+        let indent = &last_line[..last_line.len() - last_line.trim_start().len()];
+        let content = match (trimmed.contains('\n'), trimmed.ends_with(',')) {
+            (true, true) => format!("\n{indent}update_fields=[{listed}],"),
+            (true, false) => format!(",\n{indent}update_fields=[{listed}],"),
+            (false, _) => content,
+        };
+        return Some(Fix {
+            message: tr!(lang, "tw104.fix", fields = listed),
+            edits: vec![Edit {
+                range: TextRange::empty(start),
+                content,
+            }],
+        });
+    }
     Some(Fix {
         message: tr!(lang, "tw104.fix", fields = listed),
         edits: vec![Edit {
