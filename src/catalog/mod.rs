@@ -761,6 +761,36 @@ pub struct AppSpec {
 pub struct TimeLimitSpec {
     pub keyword: String,
     pub unit: TimeUnit,
+    /// The value that turns the limit off (RQ's `timeout=-1`).
+    #[serde(default)]
+    pub unbounded: Option<i64>,
+    /// Whether a string with a unit suffix is read as a duration (RQ's `timeout="10m"`: `s`,
+    /// `m`, `h`, `d`).
+    #[serde(default)]
+    pub suffixed: bool,
+}
+
+impl TimeLimitSpec {
+    /// The value in this option's unit: a number, or a suffixed string where the framework
+    /// reads one (`"10m"` is 600 s; a bare number in a string is in the option's unit).
+    pub fn value_of(&self, value: &crate::facts::Value) -> Option<i64> {
+        if let Some(number) = value.as_int() {
+            return Some(number);
+        }
+        let text = value.as_str().filter(|_| self.suffixed)?.trim();
+        if let Ok(number) = text.parse::<i64>() {
+            return Some(number);
+        }
+        let (digits, suffix) = text.split_at(text.len().checked_sub(1)?);
+        let scale = match suffix.to_ascii_lowercase().as_str() {
+            "s" => 1,
+            "m" => 60,
+            "h" => 3600,
+            "d" => 86_400,
+            _ => return None,
+        };
+        digits.parse::<i64>().ok()?.checked_mul(scale)
+    }
 }
 
 impl TimeUnit {
@@ -1658,5 +1688,37 @@ mod tests {
             options >= 2,
             "Celery's apply_async, Dramatiq's send_with_options"
         );
+    }
+
+    #[test]
+    fn rq_durations_read_as_rq_reads_them() {
+        use crate::facts::{Lit, Value};
+        let spec = TimeLimitSpec {
+            keyword: "timeout".into(),
+            unit: TimeUnit::Seconds,
+            unbounded: Some(-1),
+            suffixed: true,
+        };
+        let text = |s: &str| Value {
+            lit: Lit::Str(s.into()),
+            ..Value::default()
+        };
+        for (written, seconds) in [
+            ("10m", Some(600)),
+            ("2H", Some(7200)),
+            ("45s", Some(45)),
+            ("1d", Some(86_400)),
+            ("180", Some(180)),
+            ("10 minutes", None),
+            ("m", None),
+            ("", None),
+        ] {
+            assert_eq!(spec.value_of(&text(written)), seconds, "{written:?}");
+        }
+        let plain = TimeLimitSpec {
+            suffixed: false,
+            ..spec
+        };
+        assert_eq!(plain.value_of(&text("10m")), None);
     }
 }

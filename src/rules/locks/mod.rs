@@ -154,14 +154,19 @@ pub fn time_limit(project: &Project, task: &TaskView, lang: Lang) -> TimeLimit {
         return TimeLimit::None;
     };
     let mut best: Option<(i64, String)> = None;
+    let mut turned_off = false;
     for limit in &spec.time_limits {
         let Some(value) = task.task.options.get(&limit.keyword) else {
             continue;
         };
-        let Some(seconds) = project.constant(value).and_then(|v| v.as_int()) else {
+        let Some(number) = project.constant(value).and_then(|v| limit.value_of(&v)) else {
             return TimeLimit::Unknown;
         };
-        let seconds = limit.unit.seconds(seconds);
+        if limit.unbounded == Some(number) {
+            turned_off = true;
+            continue;
+        }
+        let seconds = limit.unit.seconds(number);
         if best.as_ref().is_none_or(|(b, _)| seconds > *b) {
             best = Some((
                 seconds,
@@ -176,6 +181,10 @@ pub fn time_limit(project: &Project, task: &TaskView, lang: Lang) -> TimeLimit {
     }
     if let Some((seconds, what)) = best {
         return TimeLimit::Known(seconds, what);
+    }
+    // `timeout=-1`: no bound, and not the framework's default either.
+    if turned_off {
+        return TimeLimit::None;
     }
     if task.task.framework == crate::catalog::Framework::Celery {
         let settings = &project.settings;
@@ -209,6 +218,10 @@ pub fn time_limit(project: &Project, task: &TaskView, lang: Lang) -> TimeLimit {
 }
 
 fn value_text(value: &Value, seconds: i64, lang: Lang) -> String {
+    if let Some(text) = value.as_str() {
+        // `timeout="2h"`, as written.
+        return format!("{text:?}");
+    }
     value.as_int().map_or_else(
         || tr!(lang, "limit.seconds", seconds = seconds),
         |v| v.to_string(),
