@@ -172,23 +172,26 @@ fn twice_noqa_comment_silences_the_whole_file() {
     assert!(text.contains("other.py:8:5: TW101"), "{text}");
 }
 
+/// The codes `twice check --output-format json ARGS` reports in `dir`, sorted.
+fn reported_codes(dir: &Path, args: &[&str]) -> Vec<String> {
+    let mut all = vec!["check", "--output-format", "json"];
+    all.extend_from_slice(args);
+    let out = twice(dir, &all);
+    let items: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let mut codes: Vec<String> = items
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|i| i["code"].as_str().unwrap_or_default().to_string())
+        .collect();
+    codes.sort();
+    codes
+}
+
 #[test]
 fn select_and_ignore_take_codes_prefixes_and_names() {
     let dir = project(&[("pay.py", UNKEYED), ("mail.py", MAILER)]);
-    let codes = |args: &[&str]| {
-        let mut all = vec!["check", "--output-format", "json"];
-        all.extend_from_slice(args);
-        let out = twice(dir.path(), &all);
-        let items: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-        let mut codes: Vec<String> = items
-            .as_array()
-            .expect("array")
-            .iter()
-            .map(|i| i["code"].as_str().unwrap_or_default().to_string())
-            .collect();
-        codes.sort();
-        codes
-    };
+    let codes = |args: &[&str]| reported_codes(dir.path(), args);
     assert_eq!(codes(&[]), ["TW101", "TW102"]);
     assert_eq!(codes(&["--select", "TW101"]), ["TW101"]);
     assert_eq!(codes(&["--select", "unguarded-effect"]), ["TW102"]);
@@ -212,20 +215,7 @@ fn command_line_selection_layers_over_the_configuration_as_in_ruff() {
             "[tool.twice]\nselect = [\"TW1\"]\nignore = [\"TW101\"]\n",
         ),
     ]);
-    let codes = |args: &[&str]| {
-        let mut all = vec!["check", "--output-format", "json"];
-        all.extend_from_slice(args);
-        let out = twice(dir.path(), &all);
-        let items: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-        let mut codes: Vec<String> = items
-            .as_array()
-            .expect("array")
-            .iter()
-            .map(|i| i["code"].as_str().unwrap_or_default().to_string())
-            .collect();
-        codes.sort();
-        codes
-    };
+    let codes = |args: &[&str]| reported_codes(dir.path(), args);
     assert_eq!(codes(&[]), ["TW102"]);
     // `--select` starts again: the configured `ignore` no longer applies.
     assert_eq!(codes(&["--select", "TW101"]), ["TW101"]);

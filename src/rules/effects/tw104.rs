@@ -171,7 +171,7 @@ fn update_fields_fix(lang: Lang, call: &CallSite, source: &str, listed: &str) ->
     let inside = source.get(open.to_usize()..args.end().to_usize().checked_sub(1)?)?;
     let close = args.end().checked_sub(TextSize::from(1))?;
     let trimmed = inside.trim_end();
-    let content = if trimmed.trim().is_empty() {
+    let mut content = if trimmed.trim().is_empty() {
         format!("update_fields=[{listed}]")
     } else if trimmed.ends_with(',') {
         format!(" update_fields=[{listed}]")
@@ -183,30 +183,20 @@ fn update_fields_fix(lang: Lang, call: &CallSite, source: &str, listed: &str) ->
     } else {
         open + TextSize::try_from(trimmed.len()).ok()?
     };
+    let mut range = TextRange::new(start, close.max(start));
     // Arguments on lines of their own (`save(\n    using="default",\n)`): one more line,
     // indented as the last, before the closing parenthesis's own line, which stays.
-    let tail = &inside[trimmed.len()..];
-    if !trimmed.trim().is_empty() && tail.contains('\n') {
-        let last_line = &trimmed[trimmed.rfind('\n').map_or(0, |at| at + 1)..];
-        let indent = &last_line[..last_line.len() - last_line.trim_start().len()];
-        let content = match (trimmed.contains('\n'), trimmed.ends_with(',')) {
-            (true, true) => format!("\n{indent}update_fields=[{listed}],"),
-            (true, false) => format!(",\n{indent}update_fields=[{listed}],"),
-            (false, _) => content,
-        };
-        return Some(Fix {
-            message: tr!(lang, "tw104.fix", fields = listed),
-            edits: vec![Edit {
-                range: TextRange::empty(start),
-                content,
-            }],
-        });
+    if !trimmed.trim().is_empty() && inside[trimmed.len()..].contains('\n') {
+        range = TextRange::empty(start);
+        if trimmed.contains('\n') {
+            let last_line = &trimmed[trimmed.rfind('\n').map_or(0, |at| at + 1)..];
+            let indent = &last_line[..last_line.len() - last_line.trim_start().len()];
+            let comma = if trimmed.ends_with(',') { "" } else { "," };
+            content = format!("{comma}\n{indent}update_fields=[{listed}],");
+        }
     }
     Some(Fix {
         message: tr!(lang, "tw104.fix", fields = listed),
-        edits: vec![Edit {
-            range: TextRange::new(start, close.max(start)),
-            content,
-        }],
+        edits: vec![Edit { range, content }],
     })
 }
