@@ -407,8 +407,9 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding], lang: Lang) -
                         .trace
                         .last()
                         .map_or(String::new(), |h| h.label.clone());
-                    // The key is written where the effect is: in a helper for a reached effect.
-                    let key_file = effect.trace.last().map_or(view.id.file, |h| h.file);
+                    // The key is written where the effect is (in a helper for a reached
+                    // effect), or in the task when it passes the helper its key.
+                    let key_file = effect.key_file;
                     let key_text = |range: TextRange| project.source_text(key_file, range);
                     let unstable = |value: &crate::facts::Value| {
                         value.taint.iter().any(|t| {
@@ -425,7 +426,7 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding], lang: Lang) -
                         String::new()
                     };
                     let repeat = effect.effect.kind.repeat(lang);
-                    let (key, crash) = match &effect.effect.key {
+                    let (key, crash) = match &*effect.key {
                         KeyStatus::Present(value) if unstable(value) => (
                             tr!(lang, "step.key_unstable", key = key_text(value.range)),
                             Some(tr!(lang, "step.key_unstable_crash", repeat = repeat)),

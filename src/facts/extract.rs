@@ -16,7 +16,7 @@ use ruff_text_size::{Ranged, TextRange};
 use super::{
     Arith, ArithOp, AttrAssign, Block, BlockKind, Body, CallArgs, CallSite, Class, Decorator,
     Dropped, Event, EventKind, Exit, Function, FunctionBody, Guard, GuardTest, Lit, ModuleFacts,
-    Param, SmallMap, Taint, Value,
+    Param, ParamDefault, ParamKind, SmallMap, Taint, Value,
 };
 use crate::catalog::{Binder, CallRole, Catalog, Orm};
 use crate::path::{Call, QPath, Seg, Sym, dotted_join};
@@ -364,6 +364,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             + usize::from(def.parameters.kwarg.is_some());
         let mut params = Vec::with_capacity(count);
         self.params.reserve(count);
+        let positional = def.parameters.posonlyargs.len() + def.parameters.args.len();
         let all = def
             .parameters
             .posonlyargs
@@ -393,6 +394,16 @@ impl<'e, 'c> Walker<'e, 'c> {
             params.push(Param {
                 name: sym.as_str(),
                 annotation,
+                kind: if i < positional {
+                    ParamKind::Positional
+                } else {
+                    ParamKind::KeywordOnly
+                },
+                default: match param.default.as_deref() {
+                    None => ParamDefault::Required,
+                    Some(Expr::NoneLiteral(_)) => ParamDefault::None,
+                    Some(_) => ParamDefault::Other,
+                },
             });
         }
         for extra in [&def.parameters.vararg, &def.parameters.kwarg]
@@ -404,6 +415,8 @@ impl<'e, 'c> Walker<'e, 'c> {
             params.push(Param {
                 name: sym.as_str(),
                 annotation: None,
+                kind: ParamKind::Variadic,
+                default: ParamDefault::Other,
             });
         }
         self.ex.functions[self.func].params = params;

@@ -434,6 +434,29 @@ pub struct Class {
 pub struct Param {
     pub name: &'static str,
     pub annotation: Option<QPath>,
+    pub kind: ParamKind,
+    pub default: ParamDefault,
+}
+
+/// How a parameter can be given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// By position (or, unless positional-only, by name).
+    Positional,
+    /// After `*` or `*args`: by name only.
+    KeywordOnly,
+    /// `*args` or `**kwargs`.
+    Variadic,
+}
+
+/// A parameter's default value, as far as the rules need it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamDefault {
+    /// No default: every call passes it.
+    Required,
+    /// `= None`.
+    None,
+    Other,
 }
 
 #[derive(Clone, Debug)]
@@ -879,6 +902,11 @@ impl Dropped {
 
     pub fn any(self) -> bool {
         self.0 != 0
+    }
+
+    /// Whether any keyword was dropped.
+    pub fn keywords(self) -> bool {
+        self.0 & Self::KEYWORDS != 0
     }
 }
 

@@ -5,9 +5,11 @@ use rayon::prelude::*;
 use ruff_text_size::TextRange;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::facts::Function;
+use std::borrow::Cow;
+
+use crate::facts::{Function, Lit, ParamDefault, ParamKind, Value};
 use crate::i18n::{Lang, tr};
-use crate::project::{Effect, FuncId, Project, Task, TraceHop};
+use crate::project::{CallClass, Effect, FuncId, KeyStatus, Project, Task, TraceHop};
 
 pub mod config;
 pub mod effects;
@@ -87,6 +89,12 @@ pub struct EffectAt<'a> {
     /// The call in the task.
     pub range: TextRange,
     pub effect: &'a Effect,
+    /// The key as this task passes it: the effect's own, or, when a helper passes one of its
+    /// parameters as the key, the argument the task gives for it (`None` when it gives none
+    /// and the parameter defaults to `None`).
+    pub key: Cow<'a, KeyStatus>,
+    /// The file the key value's ranges refer to: the task's, or the helper's.
+    pub key_file: u32,
     /// From the call in the task to the effect, the effect last.
     pub trace: Vec<TraceHop>,
     /// Preceded by a done-guard, in the task or in a helper on the way.
@@ -117,12 +125,22 @@ impl<'a> TaskView<'a> {
             for reached in project.effects_at(task.id, index) {
                 let trace = project.trace_hops(&reached);
                 let range = trace.first().map(|hop| hop.range).unwrap_or_default();
+                let effect = project.effect(&reached);
+                let (key, key_file) = match passed_in(project, task.id, index, &trace, effect) {
+                    Some(key) => (Cow::Owned(key), task.id.file),
+                    None => (
+                        Cow::Borrowed(&effect.key),
+                        trace.last().map_or(task.id.file, |hop| hop.file),
+                    ),
+                };
                 effects.push(EffectAt {
                     index,
                     order: event.order,
                     block: event.block,
                     range,
-                    effect: project.effect(&reached),
+                    effect,
+                    key,
+                    key_file,
                     trace,
                     guarded: guarded_here || reached.guarded,
                     followed_inside: reached.followed_inside,
@@ -141,6 +159,74 @@ impl<'a> TaskView<'a> {
     pub fn qualname(&self) -> &str {
         &self.function.qualname
     }
+}
+
+/// The key a task passes through a helper that hands one of its parameters to the effect it
+/// calls directly (`charge(amount, key)`, then `create(..., idempotency_key=key)`): the task's
+/// argument for that parameter, `Missing` when it passes `None` or nothing to a parameter
+/// that defaults to `None`. `None` when the key is not such a parameter, or the task's call
+/// may pass it in a way the facts do not show (`*args`, dropped keywords).
+fn passed_in(
+    project: &Project,
+    task: FuncId,
+    index: usize,
+    trace: &[TraceHop],
+    effect: &Effect,
+) -> Option<KeyStatus> {
+    // The task's call, then the effect in the helper: one hop between them.
+    if trace.len() != 2 {
+        return None;
+    }
+    let KeyStatus::Present(key) = &effect.key else {
+        return None;
+    };
+    // Read from a name with nothing known of it: a parameter as passed, not a literal or a
+    // value derived in the helper.
+    if !matches!(key.lit, Lit::Other) || !key.taint.is_empty() {
+        return None;
+    }
+    let name = key.name?;
+    let Some(CallClass::Project(helper)) = project.call_class(task, index) else {
+        return None;
+    };
+    let helper = project.function(*helper)?;
+    let call = project.call_at(task, u32::try_from(index).ok()?)?;
+    let param = helper.param(&name)?;
+    let present = |value: &Value| {
+        Some(if value.is_none() {
+            KeyStatus::Missing
+        } else {
+            KeyStatus::Present(Box::new(value.clone()))
+        })
+    };
+    if let Some(value) = call.keyword(&name) {
+        return present(value);
+    }
+    if param.kind == ParamKind::Positional {
+        // A method's first parameter is its instance, not an argument.
+        let skip = usize::from(
+            helper.class.is_some()
+                && helper
+                    .params
+                    .first()
+                    .is_some_and(|p| matches!(p.name, "self" | "cls")),
+        );
+        let position = helper
+            .params
+            .iter()
+            .position(|p| p.name == param.name)?
+            .checked_sub(skip)?;
+        if let Some(value) = call.args().get(position) {
+            return present(value);
+        }
+        if call.dropped.positional() > position {
+            return None;
+        }
+    }
+    if call.star_args || call.star_kwargs || call.dropped.keywords() {
+        return None;
+    }
+    (param.default == ParamDefault::None).then_some(KeyStatus::Missing)
 }
 
 /// Collects diagnostics for the rules that are enabled.

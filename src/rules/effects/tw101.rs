@@ -52,7 +52,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     }
     let mut seen = Vec::new();
     for effect in &task.effects {
-        if !matches!(effect.effect.key, KeyStatus::Missing) || seen.contains(&effect.index) {
+        if !matches!(*effect.key, KeyStatus::Missing) || seen.contains(&effect.index) {
             continue;
         }
         seen.push(effect.index);

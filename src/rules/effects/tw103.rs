@@ -64,7 +64,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let function = task.function;
     let mut seen = Vec::new();
     for effect in &task.effects {
-        if !matches!(effect.effect.key, KeyStatus::Unsupported)
+        if !matches!(*effect.key, KeyStatus::Unsupported)
             || !effect.guarded
             || seen.contains(&effect.index)
         {

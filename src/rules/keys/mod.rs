@@ -4,10 +4,10 @@ pub mod tw202;
 
 use std::borrow::Cow;
 
-use crate::facts::{EventKind, Lit, Value};
+use crate::facts::{EventKind, Value};
 use crate::i18n::{Lang, tr};
-use crate::project::{CallClass, KeyStatus, Project};
-use crate::rules::{EffectAt, TaskView};
+use crate::project::{KeyStatus, Project};
+use crate::rules::TaskView;
 
 /// A value a task uses as an idempotency, lock or de-duplication key.
 pub struct KeyUse<'a> {
@@ -22,7 +22,7 @@ pub struct KeyUse<'a> {
 pub fn key_uses<'a>(project: &Project, task: &'a TaskView, lang: Lang) -> Vec<KeyUse<'a>> {
     let mut uses = Vec::new();
     for effect in &task.effects {
-        if let KeyStatus::Present(value) = &effect.effect.key {
+        if let KeyStatus::Present(value) = &*effect.key {
             let what = tr!(
                 lang,
                 "keys.effect",
@@ -31,14 +31,11 @@ pub fn key_uses<'a>(project: &Project, task: &'a TaskView, lang: Lang) -> Vec<Ke
                     .last()
                     .map_or(lang.text("keys.unknown_call"), |h| h.label.as_str())
             );
-            let (value, file) = match passed_in(project, task, effect, value) {
-                Some(argument) => (Cow::Owned(argument.clone()), task.id.file),
-                None => (
-                    Cow::Borrowed(&**value),
-                    effect.trace.last().map_or(task.id.file, |hop| hop.file),
-                ),
-            };
-            uses.push(KeyUse { value, file, what });
+            uses.push(KeyUse {
+                value: Cow::Borrowed(&**value),
+                file: effect.key_file,
+                what,
+            });
         }
     }
     for event in task.function.events() {
@@ -58,41 +55,4 @@ pub fn key_uses<'a>(project: &Project, task: &'a TaskView, lang: Lang) -> Vec<Ke
         }
     }
     uses
-}
-
-/// The argument the task passes for a helper's parameter that the helper uses as the key of
-/// the effect it calls directly (`charge(amount, key)`, then `create(..., idempotency_key=key)`).
-fn passed_in<'p>(
-    project: &Project<'p>,
-    task: &TaskView,
-    effect: &EffectAt,
-    key: &Value,
-) -> Option<&'p Value> {
-    // The task's call, then the effect in the helper: one hop between them.
-    if effect.trace.len() != 2 {
-        return None;
-    }
-    // Read from a name with nothing known of it: a parameter as passed, not a literal or a
-    // value derived in the helper.
-    if !matches!(key.lit, Lit::Other) || !key.taint.is_empty() {
-        return None;
-    }
-    let name = key.name?;
-    let event = u32::try_from(effect.index).ok()?;
-    let Some(CallClass::Project(helper)) = project.call_class(task.id, effect.index) else {
-        return None;
-    };
-    let helper = project.function(*helper)?;
-    let position = helper.params.iter().position(|p| *p.name == *name)?;
-    let call = project.call_at(task.id, event)?;
-    // A method's first parameter is its instance, not an argument.
-    let skip = usize::from(
-        helper.class.is_some()
-            && helper
-                .params
-                .first()
-                .is_some_and(|p| matches!(p.name, "self" | "cls")),
-    );
-    call.keyword(&name)
-        .or_else(|| call.args().get(position.checked_sub(skip)?))
 }

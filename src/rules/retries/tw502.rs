@@ -41,12 +41,8 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let project = checker.project;
     let lang = checker.lang;
     let function = task.function;
-    let keyless = |effect: &EffectAt| {
-        matches!(
-            effect.effect.key,
-            KeyStatus::Missing | KeyStatus::Unsupported
-        )
-    };
+    let keyless =
+        |effect: &EffectAt| matches!(*effect.key, KeyStatus::Missing | KeyStatus::Unsupported);
     // Whether progress is written between two events (on a path that can pass both).
     let recorded_between = |from: usize, to: usize, block: u32| {
         (from + 1..to).any(|i| {
