@@ -189,6 +189,8 @@ pub struct Summary {
     pub effects: Vec<Reached>,
     /// Nondeterministic sources that flow into the return value: (file, range, call).
     pub returns_nondet: Vec<(u32, TextRange, String)>,
+    /// Delivery metadata that flows into the return value: (file, range, catalog index).
+    pub returns_meta: Vec<(u32, TextRange, u32)>,
     /// Whether the function returns the result of a done-check (usable as a guard).
     pub returns_done_check: bool,
     /// Whether it writes state (ORM writes).
@@ -1935,6 +1937,9 @@ impl<'a> Project<'a> {
                             .returns_nondet
                             .push((id.file, *range, name.as_str().to_string()));
                     }
+                    Taint::Meta { range, index } => {
+                        summary.returns_meta.push((id.file, *range, *index));
+                    }
                     Taint::Call { event } => {
                         if let Some(callee) = self.returned_callee(id, function, *event) {
                             self.summary_of(callee, done, visiting);
@@ -1944,10 +1949,12 @@ impl<'a> Project<'a> {
                                 summary
                                     .returns_nondet
                                     .extend(callee_summary.returns_nondet.iter().cloned());
+                                summary
+                                    .returns_meta
+                                    .extend(callee_summary.returns_meta.iter().copied());
                             }
                         }
                     }
-                    _ => {}
                 }
             }
             if value
@@ -1960,6 +1967,7 @@ impl<'a> Project<'a> {
             }
         }
         summary.returns_nondet.truncate(4);
+        summary.returns_meta.truncate(4);
         summary
     }
 

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use crate::facts::{CallSite, Dropped, Taint, Value};
 use crate::i18n::{Lang, tr};
-use crate::path::{Pattern, QPath, Sym};
+use crate::path::{Call, Pattern, QPath, Seg, Sym};
 
 const BUILTIN: &str = include_str!("catalog.toml");
 
@@ -358,6 +358,9 @@ pub struct Catalog {
     nondeterministic: PatternSet<()>,
     pub metadata: Vec<Metadata>,
     metadata_patterns: PatternSet<usize>,
+    /// The members of the task instance that metadata is read through (`request` in
+    /// `self.request.retries`): a helper's parameter read the same way was handed the task.
+    task_members: Vec<Sym>,
     /// The keys metadata is read by (`ctx["job_try"]`): a subscript with another key is not
     /// looked up.
     metadata_keys: Vec<String>,
@@ -1106,8 +1109,15 @@ impl Catalog {
         let mut metadata = Vec::new();
         let mut metadata_patterns = PatternSet::default();
         let mut metadata_keys: Vec<String> = Vec::new();
+        let mut task_members: Vec<Sym> = Vec::new();
         for meta in raw.metadata {
             metadata_patterns.insert(&meta.access, metadata.len());
+            if let Some(rest) = meta.access.strip_prefix("self.")
+                && let Some((member, _)) = rest.split_once('.')
+                && !task_members.iter().any(|m| m.as_str() == member)
+            {
+                task_members.push(Sym::new(member));
+            }
             if let Some((_, key)) = meta.access.split_once("__getitem__(")
                 && let Some(key) = key.strip_suffix(')')
                 && !metadata_keys.iter().any(|k| k == key)
@@ -1190,6 +1200,7 @@ impl Catalog {
             nondeterministic,
             metadata,
             metadata_patterns,
+            task_members,
             metadata_keys,
             api_methods: frameworks
                 .iter()
@@ -1511,6 +1522,19 @@ impl Catalog {
 
     pub fn metadata_index(&self, path: &QPath) -> Option<usize> {
         self.metadata_patterns.find(path)
+    }
+
+    /// The metadata a path reads when its first name is a parameter that was handed the task
+    /// instance (`def attempt_key(task, ...)`: `task.request.retries` is
+    /// `self.request.retries`).
+    pub fn task_param_metadata_index(&self, path: &QPath) -> Option<usize> {
+        let member = path.0.get(1)?;
+        if path.0[0].call != Call::No || !self.task_members.contains(&member.name) {
+            return None;
+        }
+        let mut as_self = path.clone();
+        as_self.0[0] = Seg::name("self");
+        self.metadata_patterns.find(&as_self)
     }
 
     /// Whether a call of this name could be a task decorator (before resolving its path).

@@ -1713,7 +1713,16 @@ impl<'e, 'c> Walker<'e, 'c> {
                 name,
                 call: Call::No,
             });
-            if let Some(index) = self.ex.catalog.metadata_index(&path) {
+            let index = self.ex.catalog.metadata_index(&path).or_else(|| {
+                // A helper's parameter read as the task instance is (`task.request.retries`).
+                let index = self.ex.catalog.task_param_metadata_index(&path)?;
+                let head = path.0[0].name;
+                (!self.is_module
+                    && self.params.contains_key(&head)
+                    && !self.locals.contains_key(&head))
+                .then_some(index)
+            });
+            if let Some(index) = index {
                 value.taint.push(Taint::Meta {
                     range: attr.range,
                     index: u32::try_from(index).unwrap_or(u32::MAX),

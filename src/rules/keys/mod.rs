@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use crate::facts::{EventKind, Value};
 use crate::i18n::{Lang, tr};
-use crate::project::{KeyStatus, Project};
+use crate::project::{KeyStatus, Project, Summary};
 use crate::rules::TaskView;
 
 /// A value a task uses as an idempotency, lock or de-duplication key.
@@ -55,4 +55,21 @@ pub fn key_uses<'a>(project: &Project, task: &'a TaskView, lang: Lang) -> Vec<Ke
         }
     }
     uses
+}
+
+/// The summary of the project helper whose result a key value in the task carries
+/// ([`crate::facts::Taint::Call`] at `event`): what its return value is made of.
+fn returned_by<'p>(
+    project: &'p Project,
+    task: &TaskView,
+    file: u32,
+    event: u32,
+) -> Option<&'p Summary> {
+    // Event indices are the task's own: a value from a helper's file has none of them.
+    if file != task.id.file {
+        return None;
+    }
+    let path = project.call_at(task.id, event)?.path.as_ref()?;
+    let helper = project.resolve_function(&project.canonical(path), Some(task.id))?;
+    project.summary(helper)
 }

@@ -3,7 +3,7 @@ use rustc_hash::FxHashSet as HashSet;
 use crate::facts::Taint;
 use crate::i18n::tr;
 use crate::project::Project;
-use crate::rules::keys::key_uses;
+use crate::rules::keys::{key_uses, returned_by};
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
@@ -83,21 +83,12 @@ fn nondeterministic_sources(
     for t in taint {
         match t {
             Taint::Nondet { range, name } => found.push((file, *range, name.as_str().to_string())),
-            Taint::Call { event } if file == task.id.file => {
-                let Some(path) = project
-                    .call_at(task.id, *event)
-                    .and_then(|c| c.path.as_ref())
-                else {
-                    continue;
-                };
-                let canonical = project.canonical(path);
-                if let Some(helper) = project.resolve_function(&canonical, Some(task.id))
-                    && let Some(summary) = project.summary(helper)
-                {
+            Taint::Call { event } => {
+                if let Some(summary) = returned_by(project, task, file, *event) {
                     found.extend(summary.returns_nondet.iter().cloned());
                 }
             }
-            _ => {}
+            Taint::Meta { .. } => {}
         }
     }
     found

@@ -3,7 +3,10 @@ use rustc_hash::FxHashSet as HashSet;
 use crate::diagnostic::Severity;
 use crate::facts::Taint;
 use crate::i18n::tr;
-use crate::rules::keys::key_uses;
+use ruff_text_size::TextRange;
+
+use crate::project::Project;
+use crate::rules::keys::{key_uses, returned_by};
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
@@ -45,17 +48,14 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let mut seen = HashSet::default();
     let lang = checker.lang;
     for key in key_uses(project, task, lang) {
-        for taint in &key.value.taint {
-            let Taint::Meta { range, index } = taint else {
-                continue;
-            };
-            if !seen.insert((key.file, *range)) {
+        for (file, range, index) in metadata_reads(project, task, key.file, &key.value.taint) {
+            if !seen.insert((file, range)) {
                 continue;
             }
-            let Some(meta) = project.catalog.metadata.get(*index as usize) else {
+            let Some(meta) = project.catalog.metadata.get(index as usize) else {
                 continue;
             };
-            let text = project.source_text(key.file, *range);
+            let text = project.source_text(file, range);
             let template = if meta.changes_on_retry {
                 "tw202.retry"
             } else {
@@ -69,10 +69,33 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 what = key.what
             );
             let help = tr!(lang, "keys.help");
-            let diagnostic = checker.report(&RULE, key.file, *range, message, help);
+            let diagnostic = checker.report(&RULE, file, range, message, help);
             if meta.changes_on_retry {
                 diagnostic.severity = Severity::Error;
             }
         }
     }
+}
+
+/// Delivery metadata among `taint`: read directly, or in a project helper whose return value
+/// carries it (reported there, as TW201 reports a helper's source).
+fn metadata_reads(
+    project: &Project,
+    task: &TaskView,
+    file: u32,
+    taint: &[Taint],
+) -> Vec<(u32, TextRange, u32)> {
+    let mut found = Vec::new();
+    for t in taint {
+        match t {
+            Taint::Meta { range, index } => found.push((file, *range, *index)),
+            Taint::Call { event } => {
+                if let Some(summary) = returned_by(project, task, file, *event) {
+                    found.extend(summary.returns_meta.iter().copied());
+                }
+            }
+            Taint::Nondet { .. } => {}
+        }
+    }
+    found
 }
