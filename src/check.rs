@@ -53,6 +53,14 @@ pub fn check_with_stdin(
     analyse(paths, stdin, settings, cwd, threads, |_, _| ()).0
 }
 
+/// The diagnostics of a run as [`analyse`]'s `inspect` sees them.
+pub struct Findings<'a> {
+    /// What the run reports, sorted by file, position and code.
+    pub reported: &'a [Diagnostic],
+    /// What a `# noqa` comment silenced (selected rules only), in the same order.
+    pub suppressed: &'a [Diagnostic],
+}
+
 /// Runs a check and lets `inspect` look at the project model and the final diagnostics before
 /// the model is dropped (for `twice review`).
 pub fn analyse<R: Send>(
@@ -61,7 +69,7 @@ pub fn analyse<R: Send>(
     settings: &Settings,
     cwd: &Path,
     threads: usize,
-    inspect: impl FnOnce(&Project, &[Diagnostic]) -> R + Send,
+    inspect: impl FnOnce(&Project, &Findings) -> R + Send,
 ) -> (Report, R) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -107,7 +115,7 @@ fn check_in_pool<R>(
     stdin: Option<&StdinSource>,
     settings: &Settings,
     cwd: &Path,
-    inspect: impl FnOnce(&Project, &[Diagnostic]) -> R,
+    inspect: impl FnOnce(&Project, &Findings) -> R,
 ) -> (Report, R) {
     let mut timer = Timer::new();
     let mut discovered = discover(paths, &settings.exclude, &settings.root);
@@ -203,27 +211,43 @@ fn check_in_pool<R>(
     }
     timer.lap("rules");
     let tasks = project.tasks.len();
+    // A file twice could not read is always said, as ruff says syntax errors: no selector,
+    // `noqa` or `per-file-ignores` hides it (`exclude` leaves the file out instead).
+    let always = |d: &Diagnostic| d.code == INVALID_SYNTAX.code || d.code == UNREADABLE_FILE.code;
     diagnostics.retain(|d| {
-        let file = &files[d.file as usize];
-        let row = file.line(d.range.start());
-        // A file twice could not read is always said, as ruff says syntax errors: no selector,
-        // `noqa` or `per-file-ignores` hides it (`exclude` leaves the file out instead).
-        let always = d.code == INVALID_SYNTAX.code || d.code == UNREADABLE_FILE.code;
-        always
+        always(d)
             || (settings.is_enabled(d.code)
-                && !file.noqa_silences(row, d.code)
-                && !settings.ignored_in(&file.path, d.code))
+                && !settings.ignored_in(&files[d.file as usize].path, d.code))
     });
-    diagnostics.sort_by(|a, b| {
+    // What `noqa` silences is kept aside: `twice review` says a task's findings were silenced.
+    let mut suppressed: Vec<Diagnostic> = diagnostics
+        .extract_if(.., |d| {
+            let file = &files[d.file as usize];
+            !always(d) && file.noqa_silences(file.line(d.range.start()), d.code)
+        })
+        .collect();
+    let by_position = |a: &Diagnostic, b: &Diagnostic| {
         (a.file, a.range.start(), a.code, a.range.end()).cmp(&(
             b.file,
             b.range.start(),
             b.code,
             b.range.end(),
         ))
-    });
-    diagnostics.dedup_by(|a, b| a.file == b.file && a.code == b.code && same_line(&files, a, b));
-    let inspected = inspect(&project, &diagnostics);
+    };
+    let same = |a: &mut Diagnostic, b: &mut Diagnostic| {
+        a.file == b.file && a.code == b.code && same_line(&files, a, b)
+    };
+    diagnostics.sort_by(by_position);
+    diagnostics.dedup_by(same);
+    suppressed.sort_by(by_position);
+    suppressed.dedup_by(same);
+    let inspected = inspect(
+        &project,
+        &Findings {
+            reported: &diagnostics,
+            suppressed: &suppressed,
+        },
+    );
     timer.lap("filter + sort");
     drop(project);
     timer.lap("drop project");

@@ -7,6 +7,7 @@ use ruff_text_size::TextRange;
 use serde::Serialize;
 
 use crate::catalog::{EffectKind, Framework, Ttl};
+use crate::check::Findings;
 use crate::diagnostic::Diagnostic;
 use crate::facts::{EventKind, Exit, GuardTest};
 use crate::i18n::{Lang, tr};
@@ -114,6 +115,9 @@ pub struct TaskReview {
     pub delivery: Delivery,
     pub steps: Vec<Step>,
     pub findings: Vec<Finding>,
+    /// Findings a `# noqa` comment silenced: they do not count for the verdict, and the report
+    /// says they are there.
+    pub suppressed: Vec<Finding>,
     /// Files whose code the task runs (its own and those of the helpers it reaches).
     #[serde(skip)]
     pub files: Vec<std::path::PathBuf>,
@@ -130,17 +134,17 @@ pub struct Summary {
 }
 
 /// Reviews every task of the project, riskiest first, in English.
-pub fn review(project: &Project, diagnostics: &[Diagnostic]) -> Vec<TaskReview> {
-    review_in(project, diagnostics, Lang::En)
+pub fn review(project: &Project, findings: &Findings) -> Vec<TaskReview> {
+    review_in(project, findings, Lang::En)
 }
 
 /// Reviews every task of the project, riskiest first, with the texts in `lang`.
-pub fn review_in(project: &Project, diagnostics: &[Diagnostic], lang: Lang) -> Vec<TaskReview> {
+pub fn review_in(project: &Project, findings: &Findings, lang: Lang) -> Vec<TaskReview> {
     let mut reviews: Vec<TaskReview> = project
         .tasks
         .iter()
         .filter_map(|task| TaskView::new(project, task))
-        .map(|view| review_task(project, &view, diagnostics, lang))
+        .map(|view| review_task(project, &view, findings, lang))
         .collect();
     reviews.sort_by(|a, b| {
         (a.exposure, a.verdict, &a.file, a.line).cmp(&(b.exposure, b.verdict, &b.file, b.line))
@@ -180,12 +184,7 @@ pub fn verdict_of(codes: &[&str], complete: bool) -> Verdict {
     }
 }
 
-fn review_task(
-    project: &Project,
-    view: &TaskView,
-    diagnostics: &[Diagnostic],
-    lang: Lang,
-) -> TaskReview {
+fn review_task(project: &Project, view: &TaskView, all: &Findings, lang: Lang) -> TaskReview {
     let function = view.function;
     let file = &project.files[view.id.file as usize];
     let line = |range: TextRange| file.location(range.start()).0;
@@ -193,19 +192,23 @@ fn review_task(
     // (decorator options, transactions in its body).
     let declared = view.task.declared_at.start().min(function.range.start());
     let span = TextRange::new(declared, function.range.end());
-    let findings: Vec<Finding> = diagnostics
-        .iter()
-        .filter(|d| {
-            d.task.as_deref() == Some(function.qualname.as_str())
-                || d.file == view.id.file && span.contains_range(d.range)
-        })
-        .map(|d| Finding {
-            code: d.code,
-            name: d.name,
-            line: project.files[d.file as usize].location(d.range.start()).0,
-            message: d.message.clone(),
-        })
-        .collect();
+    let of_task = |diagnostics: &[Diagnostic]| -> Vec<Finding> {
+        diagnostics
+            .iter()
+            .filter(|d| {
+                d.task.as_deref() == Some(function.qualname.as_str())
+                    || d.file == view.id.file && span.contains_range(d.range)
+            })
+            .map(|d| Finding {
+                code: d.code,
+                name: d.name,
+                line: project.files[d.file as usize].location(d.range.start()).0,
+                message: d.message.clone(),
+            })
+            .collect()
+    };
+    let findings = of_task(all.reported);
+    let suppressed = of_task(all.suppressed);
     let complete = project.summary(view.id).is_none_or(|s| s.complete);
     let codes: Vec<&str> = findings.iter().map(|f| f.code).collect();
     let exposure = view
@@ -238,6 +241,7 @@ fn review_task(
         delivery: delivery(project, view, lang),
         steps: steps(project, view, &findings, lang),
         findings,
+        suppressed,
         files,
     }
 }

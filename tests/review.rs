@@ -169,3 +169,48 @@ fn json_format_and_changed_since() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn findings_silenced_by_noqa_are_shown_but_do_not_count() {
+    let dir = common::project(&[(
+        "tasks.py",
+        "import stripe\nfrom celery import shared_task\n\n\n@shared_task\ndef charge(order_id):\n    stripe.Charge.create(amount=1)  # noqa: TW101\n\n\n@shared_task\ndef refund(order_id):\n    stripe.Refund.create(charge=order_id)\n",
+    )]);
+    let reviews = reviews_of(dir.path());
+    let by_name = |name: &str| {
+        reviews
+            .iter()
+            .find(|r| r.task.ends_with(name))
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    let charge = by_name("charge");
+    assert_eq!(charge.verdict, Verdict::Safe);
+    assert!(charge.findings.is_empty());
+    let silenced: Vec<_> = charge.suppressed.iter().map(|f| (f.code, f.line)).collect();
+    assert_eq!(silenced, [("TW101", 7)]);
+    let refund = by_name("refund");
+    assert_eq!(refund.verdict, Verdict::Unsafe);
+    assert!(refund.suppressed.is_empty());
+
+    let mut out = Vec::new();
+    render_review(&mut out, &reviews, ReviewFormat::Markdown, false).expect("render");
+    let markdown = String::from_utf8(out).expect("utf-8");
+    assert!(
+        markdown.contains("tasks.py:6) | money | — (silenced: TW101) |"),
+        "{markdown}"
+    );
+    let mut out = Vec::new();
+    render_review(&mut out, &reviews, ReviewFormat::Terminal, false).expect("render");
+    let text = String::from_utf8(out).expect("utf-8");
+    assert!(
+        text.contains("  TW101 line 7: silenced with `# noqa`"),
+        "{text}"
+    );
+    let output = twice(dir.path(), &["review", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let charge = json["tasks"]
+        .as_array()
+        .and_then(|tasks| tasks.iter().find(|t| t["task"] == "tasks.charge"))
+        .expect("charge in JSON");
+    assert_eq!(charge["suppressed"][0]["code"], "TW101", "{json}");
+}

@@ -151,6 +151,18 @@ fn terminal(
                 )
             )?;
         }
+        for finding in &review.suppressed {
+            writeln!(
+                out,
+                "{}",
+                tr!(
+                    lang,
+                    "review.suppressed",
+                    code = finding.code,
+                    line = finding.line
+                )
+            )?;
+        }
         writeln!(out)?;
     }
     writeln!(out, "{}", summary_line_in(&summarize(reviews), lang))
@@ -169,6 +181,25 @@ fn markdown(out: &mut dyn Write, reviews: &[TaskReview], lang: Lang) -> io::Resu
                 codes.push(finding.code);
             }
         }
+        let mut silenced: Vec<&str> = Vec::new();
+        for finding in &review.suppressed {
+            if !silenced.contains(&finding.code) {
+                silenced.push(finding.code);
+            }
+        }
+        let mut cell = if codes.is_empty() {
+            "—".to_string()
+        } else {
+            codes.join(", ")
+        };
+        if !silenced.is_empty() {
+            cell.push(' ');
+            cell.push_str(&tr!(
+                lang,
+                "review.md_suppressed_cell",
+                codes = silenced.join(", ")
+            ));
+        }
         writeln!(
             out,
             "| {} | `{}` ({}:{}) | {} | {} |",
@@ -177,11 +208,7 @@ fn markdown(out: &mut dyn Write, reviews: &[TaskReview], lang: Lang) -> io::Resu
             review.file,
             review.line,
             review.exposure.label(lang),
-            if codes.is_empty() {
-                "—".to_string()
-            } else {
-                codes.join(", ")
-            }
+            cell
         )?;
     }
     for review in reviews.iter().filter(|r| r.verdict != Verdict::Safe) {
@@ -249,6 +276,19 @@ fn markdown(out: &mut dyn Write, reviews: &[TaskReview], lang: Lang) -> io::Resu
                     name = finding.name,
                     line = finding.line,
                     message = finding.message
+                )
+            )?;
+        }
+        for finding in &review.suppressed {
+            writeln!(
+                out,
+                "{}",
+                tr!(
+                    lang,
+                    "review.md_suppressed",
+                    code = finding.code,
+                    name = finding.name,
+                    line = finding.line
                 )
             )?;
         }
