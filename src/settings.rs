@@ -241,6 +241,30 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                             }
                         }
                     }
+                } else if conf_update
+                    && call.method.as_str() == DICT_UPDATE
+                    && is_conf(&canonical, 2)
+                {
+                    // `app.conf.broker_transport_options.update({...})`: entries of one setting.
+                    let segs = canonical.segs();
+                    let setting = segs[segs.len() - 2].name.as_str();
+                    // Entries from a value only run time knows (`update(options)`, `**extra`):
+                    // the whole setting is unknown from here on.
+                    let opaque = call.args().first().is_some_and(|a| a.dict().is_none());
+                    if opaque || call.star_kwargs || call.star_args {
+                        assigned.push((setting, None, None, call.range));
+                        continue;
+                    }
+                    let entries = call.keywords().iter().map(|(k, v)| (Some(*k), v));
+                    let items = call.args().first().and_then(Value::dict).unwrap_or(&[]);
+                    for (key, value) in entries.chain(items.iter().map(|(k, v)| (*k, v))) {
+                        // A `**spread` entry: what it sets is not known here.
+                        let Some(key) = key else {
+                            assigned.push((setting, None, None, value.range));
+                            continue;
+                        };
+                        assigned.push((setting, Some(key), known(project, value), value.range));
+                    }
                 } else if is_celery_app(&canonical) {
                     // Celery sets its keywords as settings (`broker` is `broker_url`).
                     for (key, value) in call.keywords() {
@@ -275,6 +299,9 @@ fn is_conf_update(project: &Project, method: &str) -> bool {
         .iter()
         .any(|m| m == method)
 }
+
+/// The dict method that sets entries of a dict setting (`setdefault` is not read there).
+const DICT_UPDATE: &str = "update";
 
 /// The app method that loads settings from a module or class.
 const CONFIG_FROM_OBJECT: &str = "config_from_object";
