@@ -5,6 +5,9 @@ pub mod tw303;
 pub mod tw304;
 pub mod tw305;
 
+use ruff_text_size::TextRange;
+
+use crate::facts::{BlockKind, EventKind};
 use crate::i18n::{Lang, tr};
 use crate::project::{FUNCTION_TRANSACTION, FuncId, Project};
 
@@ -17,19 +20,31 @@ pub fn describe_transaction(project: &Project, id: FuncId, tx: u32, lang: Lang) 
     if tx == FUNCTION_TRANSACTION {
         return tr!(lang, "transaction.decorator", function = function.name);
     }
-    // The first event inside the block tells the line; the block itself has no range.
-    let line = function
-        .events()
-        .iter()
-        .find(|e| function.block_within(e.block, tx))
-        .map(|e| match &e.kind {
-            crate::facts::EventKind::Call(call) => call.range.start(),
-            crate::facts::EventKind::Guard(guard) => guard.range.start(),
-            crate::facts::EventKind::AttrAssign(assign) => assign.range.start(),
-        })
-        .map(|offset| project.files[id.file as usize].location(offset).0);
-    match line {
-        Some(line) => tr!(lang, "transaction.block", line = line),
-        None => tr!(lang, "transaction.unknown_block"),
+    // A `with` block's line is its context manager's; another block (a session's `begin`
+    // found otherwise) is placed by the first event inside it.
+    let opened_by = match function.block_kinds(tx).next() {
+        Some(BlockKind::With { items }) => items
+            .iter()
+            .map(|item| item.range)
+            .find(|range| !range.is_empty())
+            .map(TextRange::start),
+        _ => None,
+    };
+    let offset = opened_by.or_else(|| {
+        function
+            .events()
+            .iter()
+            .find(|e| function.block_within(e.block, tx))
+            .map(|e| match &e.kind {
+                EventKind::Call(call) => call.range.start(),
+                EventKind::Guard(guard) => guard.range.start(),
+                EventKind::AttrAssign(assign) => assign.range.start(),
+            })
+    });
+    let line = offset.map(|offset| project.files[id.file as usize].location(offset).0);
+    match (line, opened_by) {
+        (Some(line), Some(_)) => tr!(lang, "transaction.with_block", line = line),
+        (Some(line), None) => tr!(lang, "transaction.block", line = line),
+        (None, _) => tr!(lang, "transaction.unknown_block"),
     }
 }
