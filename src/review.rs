@@ -413,7 +413,7 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding], lang: Lang) -
                         .map_or(String::new(), |h| h.label.clone());
                     // The key is written where the effect is (in a helper for a reached
                     // effect), or in the task when it passes the helper its key.
-                    let key_file = effect.key_file;
+                    let key_file = effect.key_func.file;
                     let key_text = |range: TextRange| project.source_text(key_file, range);
                     let unstable = |value: &crate::facts::Value| {
                         value.taint.iter().any(|t| {

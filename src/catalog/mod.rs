@@ -1378,12 +1378,14 @@ impl Catalog {
             return Dropped::default();
         }
         // A value made from a nondeterministic source or delivery metadata stays, in its
-        // place: a helper may use that parameter as a key (`charge(order, str(uuid4()))`).
-        // Such values are rare; the others give their place to an empty value.
+        // place: a helper may use that parameter as a key (`charge(order, str(uuid4()))`), as
+        // does a `None`, which may be the key it is given (`charge(order, None)`). Such values
+        // are rare; the others give their place to an empty value.
+        let kept = |arg: &Value| is_key_material(arg) || arg.is_none();
         let mut positional = args.len();
-        if args.iter().any(is_key_material) {
+        if args.iter().any(kept) {
             positional = 0;
-            for arg in args.iter_mut().filter(|arg| !is_key_material(arg)) {
+            for arg in args.iter_mut().filter(|arg| !kept(arg)) {
                 *arg = Value::default();
                 positional += 1;
             }

@@ -381,7 +381,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                 .annotation
                 .as_deref()
                 .and_then(|a| self.annotation_path(a));
-            let mut value = Value::default();
+            let mut value = Value {
+                flags: Value::PARAM,
+                ..Value::default()
+            };
             if let Some(path) = &annotation {
                 let mut instance = path.clone();
                 if let Some(last) = instance.0.last_mut() {
@@ -411,7 +414,13 @@ impl<'e, 'c> Walker<'e, 'c> {
             .flatten()
         {
             let sym = Sym::new(extra.name.as_str());
-            self.params.insert(sym, Value::default());
+            self.params.insert(
+                sym,
+                Value {
+                    flags: Value::PARAM,
+                    ..Value::default()
+                },
+            );
             params.push(Param {
                 name: sym.as_str(),
                 annotation: None,

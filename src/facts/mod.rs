@@ -68,6 +68,8 @@ impl Value {
     /// A request object (`Request(url, data, method="POST")`): `call` holds its arguments,
     /// positional ones under their parameter's name.
     pub const REQUEST: u8 = 16;
+    /// A parameter as the function received it (read by its name, not assigned since).
+    pub const PARAM: u8 = 32;
 
     /// The arguments of a request object.
     pub fn request(&self) -> Option<&CallArgs> {

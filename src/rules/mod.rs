@@ -7,9 +7,9 @@ use ruff_text_size::TextRange;
 use crate::diagnostic::{Diagnostic, Severity};
 use std::borrow::Cow;
 
-use crate::facts::{Function, Lit, ParamDefault, ParamKind, Value};
+use crate::facts::{Function, ParamDefault, ParamKind, Value};
 use crate::i18n::{Lang, tr};
-use crate::project::{CallClass, Effect, FuncId, KeyStatus, Project, Task, TraceHop};
+use crate::project::{Effect, FuncId, Hop, KeyStatus, Project, Task, TraceHop};
 
 pub mod config;
 pub mod effects;
@@ -93,8 +93,9 @@ pub struct EffectAt<'a> {
     /// parameters as the key, the argument the task gives for it (`None` when it gives none
     /// and the parameter defaults to `None`).
     pub key: Cow<'a, KeyStatus>,
-    /// The file the key value's ranges refer to: the task's, or the helper's.
-    pub key_file: u32,
+    /// The function the key value is written in (its ranges and call events are that
+    /// function's): the task, or a helper on the way.
+    pub key_func: FuncId,
     /// From the call in the task to the effect, the effect last.
     pub trace: Vec<TraceHop>,
     /// Preceded by a done-guard, in the task or in a helper on the way.
@@ -126,12 +127,9 @@ impl<'a> TaskView<'a> {
                 let trace = project.trace_hops(&reached);
                 let range = trace.first().map(|hop| hop.range).unwrap_or_default();
                 let effect = project.effect(&reached);
-                let (key, key_file) = match passed_in(project, task.id, index, &trace, effect) {
-                    Some(key) => (Cow::Owned(key), task.id.file),
-                    None => (
-                        Cow::Borrowed(&effect.key),
-                        trace.last().map_or(task.id.file, |hop| hop.file),
-                    ),
+                let (key, key_func) = match passed_in(project, &project.trace(&reached), effect) {
+                    Some((key, func)) => (Cow::Owned(key), func),
+                    None => (Cow::Borrowed(&effect.key), reached.origin.func),
                 };
                 effects.push(EffectAt {
                     index,
@@ -140,7 +138,7 @@ impl<'a> TaskView<'a> {
                     range,
                     effect,
                     key,
-                    key_file,
+                    key_func,
                     trace,
                     guarded: guarded_here || reached.guarded,
                     followed_inside: reached.followed_inside,
@@ -161,72 +159,93 @@ impl<'a> TaskView<'a> {
     }
 }
 
-/// The key a task passes through a helper that hands one of its parameters to the effect it
-/// calls directly (`charge(amount, key)`, then `create(..., idempotency_key=key)`): the task's
-/// argument for that parameter, `Missing` when it passes `None` or nothing to a parameter
-/// that defaults to `None`. `None` when the key is not such a parameter, or the task's call
-/// may pass it in a way the facts do not show (`*args`, dropped keywords).
-fn passed_in(
-    project: &Project,
-    task: FuncId,
-    index: usize,
-    trace: &[TraceHop],
-    effect: &Effect,
-) -> Option<KeyStatus> {
-    // The task's call, then the effect in the helper: one hop between them.
-    if trace.len() != 2 {
-        return None;
-    }
+/// The key as the task passes it, when the helpers on the way hand the effect a parameter
+/// of theirs (`charge(amount, key)`, then `create(..., idempotency_key=key)`): followed back
+/// through each call to the argument given for it, and `Missing` where a caller passes `None`
+/// or nothing to a parameter that defaults to `None`. With the function the value is
+/// written in; `None` when the effect's own key is not a parameter as passed.
+fn passed_in(project: &Project, hops: &[Hop], effect: &Effect) -> Option<(KeyStatus, FuncId)> {
     let KeyStatus::Present(key) = &effect.key else {
         return None;
     };
-    // Read from a name with nothing known of it: a parameter as passed, not a literal or a
-    // value derived in the helper.
-    if !matches!(key.lit, Lit::Other) || !key.taint.is_empty() {
-        return None;
+    let mut value: &Value = key;
+    let mut at = hops.len().checked_sub(1)?;
+    while at > 0 {
+        let (callee, caller) = (hops[at].func, hops[at - 1]);
+        match argument_for(project, callee, caller, value) {
+            Argument::Given(argument) if argument.is_none() => {
+                return Some((KeyStatus::Missing, caller.func));
+            }
+            Argument::Given(argument) => value = argument,
+            Argument::Omitted(ParamDefault::None) => return Some((KeyStatus::Missing, callee)),
+            Argument::Omitted(_) | Argument::NotAParameter | Argument::Unknown => break,
+        }
+        at -= 1;
     }
-    let name = key.name?;
-    let Some(CallClass::Project(helper)) = project.call_class(task, index) else {
-        return None;
+    (at + 1 < hops.len()).then(|| (KeyStatus::Present(Box::new(value.clone())), hops[at].func))
+}
+
+/// What a call gives for the parameter a value in the callee was read from.
+enum Argument<'p> {
+    Given(&'p Value),
+    /// Not passed: the parameter keeps its default.
+    Omitted(ParamDefault),
+    /// The value is not a parameter as the callee received it (a literal, a value derived or
+    /// assigned in the callee).
+    NotAParameter,
+    /// The call may pass it in a way the facts do not show (`*args`, dropped arguments).
+    Unknown,
+}
+
+fn argument_for<'p>(
+    project: &Project<'p>,
+    callee: FuncId,
+    caller: Hop,
+    value: &Value,
+) -> Argument<'p> {
+    let (Some(name), true) = (value.name, value.flags & Value::PARAM != 0) else {
+        return Argument::NotAParameter;
     };
-    let helper = project.function(*helper)?;
-    let call = project.call_at(task, u32::try_from(index).ok()?)?;
-    let param = helper.param(&name)?;
-    let present = |value: &Value| {
-        Some(if value.is_none() {
-            KeyStatus::Missing
-        } else {
-            KeyStatus::Present(Box::new(value.clone()))
-        })
+    let Some(function) = project.function(callee) else {
+        return Argument::Unknown;
     };
-    if let Some(value) = call.keyword(&name) {
-        return present(value);
+    let Some(param) = function.param(&name) else {
+        return Argument::NotAParameter;
+    };
+    let Some(call) = project.call_at(caller.func, caller.event) else {
+        return Argument::Unknown;
+    };
+    if let Some(argument) = call.keyword(&name) {
+        return Argument::Given(argument);
     }
     if param.kind == ParamKind::Positional {
         // A method's first parameter is its instance, not an argument.
         let skip = usize::from(
-            helper.class.is_some()
-                && helper
+            function.class.is_some()
+                && function
                     .params
                     .first()
                     .is_some_and(|p| matches!(p.name, "self" | "cls")),
         );
-        let position = helper
+        let Some(position) = function
             .params
             .iter()
-            .position(|p| p.name == param.name)?
-            .checked_sub(skip)?;
-        if let Some(value) = call.args().get(position) {
-            return present(value);
+            .position(|p| p.name == param.name)
+            .and_then(|p| p.checked_sub(skip))
+        else {
+            return Argument::Unknown;
+        };
+        if let Some(argument) = call.args().get(position) {
+            return Argument::Given(argument);
         }
         if call.dropped.positional() > position {
-            return None;
+            return Argument::Unknown;
         }
     }
     if call.star_args || call.star_kwargs || call.dropped.keywords() {
-        return None;
+        return Argument::Unknown;
     }
-    (param.default == ParamDefault::None).then_some(KeyStatus::Missing)
+    Argument::Omitted(param.default)
 }
 
 /// Collects diagnostics for the rules that are enabled.

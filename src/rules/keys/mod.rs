@@ -6,14 +6,15 @@ use std::borrow::Cow;
 
 use crate::facts::{EventKind, Value};
 use crate::i18n::{Lang, tr};
-use crate::project::{KeyStatus, Project, Summary};
+use crate::project::{FuncId, KeyStatus, Project, Summary};
 use crate::rules::TaskView;
 
 /// A value a task uses as an idempotency, lock or de-duplication key.
 pub struct KeyUse<'a> {
     pub value: Cow<'a, Value>,
-    /// The file the value's taint ranges refer to (a helper's, for reached effects).
-    pub file: u32,
+    /// The function the value is written in: its taint's ranges and call events are that
+    /// function's (a helper's, for a key made in a helper).
+    pub func: FuncId,
     pub what: String,
 }
 
@@ -33,7 +34,7 @@ pub fn key_uses<'a>(project: &Project, task: &'a TaskView, lang: Lang) -> Vec<Ke
             );
             uses.push(KeyUse {
                 value: Cow::Borrowed(&**value),
-                file: effect.key_file,
+                func: effect.key_func,
                 what,
             });
         }
@@ -49,7 +50,7 @@ pub fn key_uses<'a>(project: &Project, task: &'a TaskView, lang: Lang) -> Vec<Ke
         if let Some(name) = lock.name(call) {
             uses.push(KeyUse {
                 value: Cow::Borrowed(name),
-                file: task.id.file,
+                func: task.id,
                 what: tr!(lang, "keys.lock", method = call.method.as_str()),
             });
         }
@@ -57,19 +58,11 @@ pub fn key_uses<'a>(project: &Project, task: &'a TaskView, lang: Lang) -> Vec<Ke
     uses
 }
 
-/// The summary of the project helper whose result a key value in the task carries
-/// ([`crate::facts::Taint::Call`] at `event`): what its return value is made of.
-fn returned_by<'p>(
-    project: &'p Project,
-    task: &TaskView,
-    file: u32,
-    event: u32,
-) -> Option<&'p Summary> {
-    // Event indices are the task's own: a value from a helper's file has none of them.
-    if file != task.id.file {
-        return None;
-    }
-    let path = project.call_at(task.id, event)?.path.as_ref()?;
-    let helper = project.resolve_function(&project.canonical(path), Some(task.id))?;
+/// The summary of the project helper whose result a key value carries
+/// ([`crate::facts::Taint::Call`] at `event` of `func`, the function the value is written in):
+/// what its return value is made of.
+fn returned_by<'p>(project: &'p Project, func: FuncId, event: u32) -> Option<&'p Summary> {
+    let path = project.call_at(func, event)?.path.as_ref()?;
+    let helper = project.resolve_function(&project.canonical(path), Some(func))?;
     project.summary(helper)
 }

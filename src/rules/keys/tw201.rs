@@ -2,7 +2,7 @@ use rustc_hash::FxHashSet as HashSet;
 
 use crate::facts::Taint;
 use crate::i18n::tr;
-use crate::project::Project;
+use crate::project::{FuncId, Project};
 use crate::rules::keys::{key_uses, returned_by};
 use crate::rules::{Checker, TaskView, declare_rule};
 
@@ -52,9 +52,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let mut seen = HashSet::default();
     let lang = checker.lang;
     for key in key_uses(project, task, lang) {
-        for (file, range, call) in
-            nondeterministic_sources(project, task, key.file, &key.value.taint)
-        {
+        for (file, range, call) in nondeterministic_sources(project, key.func, &key.value.taint) {
             if !seen.insert((file, range)) {
                 continue;
             }
@@ -75,16 +73,17 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
 /// return value carries one.
 fn nondeterministic_sources(
     project: &Project,
-    task: &TaskView,
-    file: u32,
+    func: FuncId,
     taint: &[Taint],
 ) -> Vec<(u32, ruff_text_size::TextRange, String)> {
     let mut found = Vec::new();
     for t in taint {
         match t {
-            Taint::Nondet { range, name } => found.push((file, *range, name.as_str().to_string())),
+            Taint::Nondet { range, name } => {
+                found.push((func.file, *range, name.as_str().to_string()))
+            }
             Taint::Call { event } => {
-                if let Some(summary) = returned_by(project, task, file, *event) {
+                if let Some(summary) = returned_by(project, func, *event) {
                     found.extend(summary.returns_nondet.iter().cloned());
                 }
             }

@@ -5,7 +5,7 @@ use crate::facts::Taint;
 use crate::i18n::tr;
 use ruff_text_size::TextRange;
 
-use crate::project::Project;
+use crate::project::{FuncId, Project};
 use crate::rules::keys::{key_uses, returned_by};
 use crate::rules::{Checker, TaskView, declare_rule};
 
@@ -48,7 +48,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let mut seen = HashSet::default();
     let lang = checker.lang;
     for key in key_uses(project, task, lang) {
-        for (file, range, index) in metadata_reads(project, task, key.file, &key.value.taint) {
+        for (file, range, index) in metadata_reads(project, key.func, &key.value.taint) {
             if !seen.insert((file, range)) {
                 continue;
             }
@@ -79,18 +79,13 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
 
 /// Delivery metadata among `taint`: read directly, or in a project helper whose return value
 /// carries it (reported there, as TW201 reports a helper's source).
-fn metadata_reads(
-    project: &Project,
-    task: &TaskView,
-    file: u32,
-    taint: &[Taint],
-) -> Vec<(u32, TextRange, u32)> {
+fn metadata_reads(project: &Project, func: FuncId, taint: &[Taint]) -> Vec<(u32, TextRange, u32)> {
     let mut found = Vec::new();
     for t in taint {
         match t {
-            Taint::Meta { range, index } => found.push((file, *range, *index)),
+            Taint::Meta { range, index } => found.push((func.file, *range, *index)),
             Taint::Call { event } => {
-                if let Some(summary) = returned_by(project, task, file, *event) {
+                if let Some(summary) = returned_by(project, func, *event) {
                     found.extend(summary.returns_meta.iter().copied());
                 }
             }
