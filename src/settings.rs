@@ -303,6 +303,10 @@ fn is_conf_update(project: &Project, method: &str) -> bool {
 /// The dict method that sets entries of a dict setting (`setdefault` is not read there).
 const DICT_UPDATE: &str = "update";
 
+/// Django's settings module, as `config_from_object` is given it (`"django.conf:settings"`, or
+/// the `django.conf.settings` object).
+const DJANGO_SETTINGS: &str = "django.conf";
+
 /// The app method that loads settings from a module or class.
 const CONFIG_FROM_OBJECT: &str = "config_from_object";
 
@@ -366,17 +370,20 @@ impl Sources {
                     let Some(first) = call.args().first() else {
                         continue;
                     };
+                    let django = || {
+                        let namespace = call
+                            .keyword("namespace")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        if namespace.is_empty() {
+                            String::new()
+                        } else {
+                            format!("{namespace}_")
+                        }
+                    };
                     match first.as_str() {
-                        Some(target) if target.starts_with("django.conf") => {
-                            let namespace = call
-                                .keyword("namespace")
-                                .and_then(Value::as_str)
-                                .unwrap_or_default();
-                            sources.namespaces.push(if namespace.is_empty() {
-                                String::new()
-                            } else {
-                                format!("{namespace}_")
-                            });
+                        Some(target) if target.starts_with(DJANGO_SETTINGS) => {
+                            sources.namespaces.push(django());
                         }
                         Some(module) => sources
                             .modules
@@ -384,7 +391,10 @@ impl Sources {
                         None => {
                             if let Some(path) = &first.path {
                                 let canonical = project.canonical(path).dotted();
-                                if project.class(&canonical).is_some() {
+                                // `from django.conf import settings`, passed as an object.
+                                if canonical.starts_with(DJANGO_SETTINGS) {
+                                    sources.namespaces.push(django());
+                                } else if project.class(&canonical).is_some() {
                                     sources.classes.push(canonical);
                                 } else {
                                     sources.modules.push(canonical);
