@@ -1352,7 +1352,8 @@ impl<'a> Project<'a> {
             };
             let target = match (&first.path, first.as_str()) {
                 (Some(path), _) if !path.is_call() => self.canonical(path).into_owned(),
-                (_, Some(dotted)) => QPath::from_dotted(dotted),
+                // A dotted name is imported as written: through the module's re-exports.
+                (_, Some(dotted)) => self.canonical(&QPath::from_dotted(dotted)).into_owned(),
                 _ => continue,
             };
             if let Some(id) = self.resolve_function(&target, None) {
