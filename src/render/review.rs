@@ -6,7 +6,7 @@ use clap::ValueEnum;
 use serde::Serialize;
 
 use crate::i18n::{Lang, tr};
-use crate::review::{Summary, TaskReview, Verdict, summarize};
+use crate::review::{Finding, Summary, TaskReview, Verdict, summarize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReviewFormat {
@@ -175,18 +175,8 @@ fn markdown(out: &mut dyn Write, reviews: &[TaskReview], lang: Lang) -> io::Resu
     writeln!(out, "{}", lang.text("review.md_table"))?;
     writeln!(out, "|---|---|---|---|")?;
     for review in reviews {
-        let mut codes: Vec<&str> = Vec::new();
-        for finding in &review.findings {
-            if !codes.contains(&finding.code) {
-                codes.push(finding.code);
-            }
-        }
-        let mut silenced: Vec<&str> = Vec::new();
-        for finding in &review.suppressed {
-            if !silenced.contains(&finding.code) {
-                silenced.push(finding.code);
-            }
-        }
+        let codes = distinct_codes(&review.findings);
+        let silenced = distinct_codes(&review.suppressed);
         let mut cell = if codes.is_empty() {
             "—".to_string()
         } else {
@@ -294,6 +284,17 @@ fn markdown(out: &mut dyn Write, reviews: &[TaskReview], lang: Lang) -> io::Resu
         }
     }
     Ok(())
+}
+
+/// The codes of `findings`, each once, in order.
+fn distinct_codes(findings: &[Finding]) -> Vec<&'static str> {
+    let mut codes = Vec::new();
+    for finding in findings {
+        if !codes.contains(&finding.code) {
+            codes.push(finding.code);
+        }
+    }
+    codes
 }
 
 #[derive(Serialize)]
