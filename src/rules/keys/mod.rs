@@ -51,7 +51,7 @@ pub fn key_uses<'a>(project: &Project, task: &'a TaskView, lang: Lang) -> Vec<Ke
             uses.push(KeyUse {
                 value: Cow::Borrowed(name),
                 func: task.id,
-                what: tr!(lang, "keys.lock", method = call.method.as_str()),
+                what: tr!(lang, "keys.lock", call = crate::project::call_label(call)),
             });
         }
     }
