@@ -106,6 +106,9 @@ pub struct EffectAt<'a> {
     pub looped_inside: bool,
 }
 
+/// The method a class-based task runs (`class SendReceipt(Task): def run(self, ...)`).
+const CLASS_TASK_METHOD: &str = "run";
+
 /// A task as rules see it.
 pub struct TaskView<'a> {
     pub id: FuncId,
@@ -156,6 +159,18 @@ impl<'a> TaskView<'a> {
 
     pub fn qualname(&self) -> &str {
         &self.function.qualname
+    }
+
+    /// The task's name as messages show it: the function's, or for a class-based task (its
+    /// `run` method) the class's.
+    pub fn name(&self) -> &str {
+        if self.function.class.is_some() && self.function.name == CLASS_TASK_METHOD {
+            let mut parts = self.function.qualname.rsplit('.');
+            if let (Some(_), Some(class)) = (parts.next(), parts.next()) {
+                return class;
+            }
+        }
+        &self.function.name
     }
 }
 

@@ -77,7 +77,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             found.push((
                 file,
                 value.range,
-                tr!(lang, "tw601.task", task = task.function.name),
+                tr!(lang, "tw601.task", task = task.name()),
             ));
         }
     }

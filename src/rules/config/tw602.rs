@@ -102,7 +102,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
                         "tw602.option",
                         name = name,
                         seconds = seconds,
-                        task = task.function.name,
+                        task = task.name(),
                         timeout = timeout
                     ),
                 ));

@@ -64,7 +64,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             lang,
             "tw101.message",
             subject = effect_clause(lang, &effect.trace, &predicate),
-            task = task.function.name,
+            task = task.name(),
             repeat = e.kind.repeat(lang)
         );
         if e.random_default {

@@ -60,7 +60,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             lang,
             "tw102.message",
             subject = effect_clause(lang, &effect.trace, lang.text("tw102.predicate")),
-            task = task.function.name,
+            task = task.name(),
             repeat = effect.effect.kind.repeat(lang)
         );
         let help = tr!(lang, "tw102.help");

@@ -101,7 +101,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             lang,
             "tw103.message",
             subject = effect_clause(lang, &effect.trace, &predicate),
-            task = task.function.name,
+            task = task.name(),
             repeat = effect.effect.kind.repeat(lang)
         );
         let help = tr!(lang, "tw103.help");

@@ -61,7 +61,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 "tw201.message",
                 call = call,
                 what = key.what,
-                task = task.function.name
+                task = task.name()
             );
             let help = tr!(lang, "keys.help");
             checker.report(&RULE, file, range, message, help);

@@ -65,7 +65,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                     "tw401.message",
                     api = lock.api.api,
                     ttl = ttl,
-                    task = task.function.name,
+                    task = task.name(),
                     seconds = seconds,
                     what = what
                 );
@@ -77,7 +77,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                     "tw401.unbounded",
                     api = lock.api.api,
                     ttl = ttl,
-                    task = task.function.name
+                    task = task.name()
                 );
                 found.push((lock.file, lock.at, message, Severity::Warning));
             }

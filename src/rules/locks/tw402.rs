@@ -48,7 +48,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     }
     let lang = checker.lang;
     for (file, range, api) in found {
-        let message = tr!(lang, "tw402.message", api = api, task = task.function.name);
+        let message = tr!(lang, "tw402.message", api = api, task = task.name());
         let help = tr!(lang, "tw402.help");
         checker.report(&RULE, file, range, message, help);
     }

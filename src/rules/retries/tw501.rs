@@ -122,7 +122,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             lang,
             "tw501.message",
             method = shown,
-            task = function.name,
+            task = task.name(),
             what = what
         );
         let help = tr!(lang, "tw501.help");

@@ -84,7 +84,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         } else {
             continue;
         };
-        let predicate = tr!(lang, "tw502.predicate", task = function.name);
+        let predicate = tr!(lang, "tw502.predicate", task = task.name());
         let message = tr!(
             lang,
             "tw502.message",

@@ -109,7 +109,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             "tw303.message",
             committed = committed,
             line = row,
-            task = function.name
+            task = task.name()
         );
         let help = tr!(lang, "tw303.help");
         checker.report(&RULE, task.id.file, marker, message, help);

@@ -92,7 +92,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             model = model.name,
             method = call.method.as_str(),
             fields = listed,
-            task = task.function.name
+            task = task.name()
         );
         let constraint_fields = fields
             .iter()

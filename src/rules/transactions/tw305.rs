@@ -94,7 +94,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         }
     }
     for (range, what) in found {
-        let message = tr!(lang, "tw305.message", what = what, task = function.name);
+        let message = tr!(lang, "tw305.message", what = what, task = task.name());
         let help = tr!(lang, "tw305.help");
         checker.report(&RULE, task.id.file, range, message, help);
     }
