@@ -1760,7 +1760,8 @@ impl<'a> Project<'a> {
     }
 
     /// The project function whose result the call at `event` of `function` returns.
-    fn returned_callee(&self, id: FuncId, function: &Function, event: u32) -> Option<FuncId> {
+    /// The project function whose result the call at `event` of `id` (`function`) gives.
+    pub fn returned_callee(&self, id: FuncId, function: &Function, event: u32) -> Option<FuncId> {
         let path = match &function.events().get(event as usize)?.kind {
             EventKind::Call(call) => call.path.as_ref()?,
             _ => return None,

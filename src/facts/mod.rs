@@ -810,10 +810,6 @@ impl Function {
         branches(a)
             .any(|(if_a, idx_a)| branches(b).any(|(if_b, idx_b)| if_a == if_b && idx_a != idx_b))
     }
-
-    pub fn param(&self, name: &str) -> Option<&Param> {
-        self.params.iter().find(|p| p.name == name)
-    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

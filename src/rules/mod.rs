@@ -1,12 +1,12 @@
 //! The rules. Each file holds one rule: its documentation (the doc comment, printed by
 //! `twice rule`), its metadata and its check, which reads facts and the project model.
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 use ruff_text_size::TextRange;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use std::borrow::Cow;
-
 use crate::facts::{Function, ParamDefault, ParamKind, Value};
 use crate::i18n::{Lang, tr};
 use crate::project::{Effect, FuncId, Hop, KeyStatus, Project, Task, TraceHop};
@@ -127,10 +127,11 @@ impl<'a> TaskView<'a> {
             }
             let guarded_here = project.is_guarded(task.id, index);
             for reached in project.effects_at(task.id, index) {
-                let trace = project.trace_hops(&reached);
+                let hops = project.trace(&reached);
+                let trace: Vec<TraceHop> = hops.iter().map(|&hop| project.trace_hop(hop)).collect();
                 let range = trace.first().map(|hop| hop.range).unwrap_or_default();
                 let effect = project.effect(&reached);
-                let (key, key_func) = match passed_in(project, &project.trace(&reached), effect) {
+                let (key, key_func) = match passed_in(project, &hops, effect) {
                     Some((key, func)) => (Cow::Owned(key), func),
                     None => (Cow::Borrowed(&effect.key), reached.origin.func),
                 };
@@ -224,9 +225,10 @@ fn argument_for<'p>(
     let Some(function) = project.function(callee) else {
         return Argument::Unknown;
     };
-    let Some(param) = function.param(&name) else {
+    let Some(index) = function.params.iter().position(|p| p.name == &*name) else {
         return Argument::NotAParameter;
     };
+    let param = &function.params[index];
     let Some(call) = project.call_at(caller.func, caller.event) else {
         return Argument::Unknown;
     };
@@ -242,12 +244,7 @@ fn argument_for<'p>(
                     .first()
                     .is_some_and(|p| matches!(p.name, "self" | "cls")),
         );
-        let Some(position) = function
-            .params
-            .iter()
-            .position(|p| p.name == param.name)
-            .and_then(|p| p.checked_sub(skip))
-        else {
+        let Some(position) = index.checked_sub(skip) else {
             return Argument::Unknown;
         };
         if let Some(argument) = call.args().get(position) {

@@ -62,7 +62,6 @@ pub fn key_uses<'a>(project: &Project, task: &'a TaskView, lang: Lang) -> Vec<Ke
 /// ([`crate::facts::Taint::Call`] at `event` of `func`, the function the value is written in):
 /// what its return value is made of.
 fn returned_by<'p>(project: &'p Project, func: FuncId, event: u32) -> Option<&'p Summary> {
-    let path = project.call_at(func, event)?.path.as_ref()?;
-    let helper = project.resolve_function(&project.canonical(path), Some(func))?;
+    let helper = project.returned_callee(func, project.function(func)?, event)?;
     project.summary(helper)
 }
