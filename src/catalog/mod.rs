@@ -376,6 +376,8 @@ pub struct Catalog {
     pub lock_release: LockRelease,
     pub set_if_absent: SetIfAbsent,
     pub lock_extension: LockExtension,
+    /// Decorators that make a generator a context manager (`contextlib.contextmanager`).
+    context_managers: PatternSet<()>,
     pub state_writes: StateWrites,
     pub writes: Writes,
     pub transactions: Transactions,
@@ -439,6 +441,7 @@ struct RawCatalog {
     lock_release: LockRelease,
     set_if_absent: RawSetIfAbsent,
     lock_extension: LockExtension,
+    lock_helpers: RawLockHelpers,
     state_writes: StateWrites,
     writes: RawWrites,
     transactions: RawTransactions,
@@ -896,6 +899,12 @@ impl LockApi {
     }
 }
 
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawLockHelpers {
+    context_managers: Vec<String>,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct LockExtension {
@@ -1237,6 +1246,7 @@ impl Catalog {
                     .collect(),
             },
             lock_extension: raw.lock_extension,
+            context_managers: pattern_set(&raw.lock_helpers.context_managers),
             state_writes: raw.state_writes,
             writes: Writes {
                 stored_values: pattern_set(&raw.writes.stored_values),
@@ -1561,7 +1571,6 @@ impl Catalog {
         self.enqueue_functions.find(path).is_some()
     }
 
-    /// The lock API a call uses, if it takes a lock or a set-if-absent marker.
     /// Whether `path` is a lock API's call by its patterns alone (`redis.Redis().lock()`):
     /// the receiver of `lock.extend()`.
     pub fn is_lock_path(&self, path: &QPath) -> bool {
@@ -1570,6 +1579,12 @@ impl Catalog {
             .any(|lock| lock.patterns.iter().any(|p| p.matches(path)))
     }
 
+    /// Whether a decorator makes a generator a context manager (`contextlib.contextmanager`).
+    pub fn is_context_manager(&self, decorator: &QPath) -> bool {
+        self.context_managers.find(decorator).is_some()
+    }
+
+    /// The lock API a call uses, if it takes a lock or a set-if-absent marker.
     pub fn lock(&self, path: &QPath, call: &CallSite) -> Option<&LockApi> {
         let method = path.last_name()?;
         let receiver = call.receiver_lowercase();

@@ -405,6 +405,12 @@ impl<'e, 'c> Walker<'e, 'c> {
                 default: match param.default.as_deref() {
                     None => ParamDefault::Required,
                     Some(Expr::NoneLiteral(_)) => ParamDefault::None,
+                    Some(Expr::NumberLiteral(ast::ExprNumberLiteral {
+                        value: ast::Number::Int(int),
+                        ..
+                    })) => int
+                        .as_i32()
+                        .map_or(ParamDefault::Other, ParamDefault::Int),
                     Some(_) => ParamDefault::Other,
                 },
             });

@@ -458,6 +458,8 @@ pub enum ParamDefault {
     Required,
     /// `= None`.
     None,
+    /// An integer literal (`timeout=30`): the expiry a lock helper uses when not given one.
+    Int(i32),
     Other,
 }
 

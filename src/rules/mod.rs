@@ -202,7 +202,7 @@ fn passed_in(project: &Project, hops: &[Hop], effect: &Effect) -> Option<(KeySta
 }
 
 /// What a call gives for the parameter a value in the callee was read from.
-enum Argument<'p> {
+pub(crate) enum Argument<'p> {
     Given(&'p Value),
     /// Not passed: the parameter keeps its default.
     Omitted(ParamDefault),
@@ -213,7 +213,7 @@ enum Argument<'p> {
     Unknown,
 }
 
-fn argument_for<'p>(
+pub(crate) fn argument_for<'p>(
     project: &Project<'p>,
     callee: FuncId,
     caller: Hop,

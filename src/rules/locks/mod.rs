@@ -7,21 +7,52 @@ pub mod tw403;
 use ruff_text_size::TextRange;
 
 use crate::catalog::{LockApi, LockKind, Ttl};
-use crate::facts::{BlockKind, CallSite, Decorator, EventKind, Function, Param, Value};
+use crate::facts::{
+    BlockKind, CallSite, Decorator, EventKind, Function, Param, ParamDefault, Value,
+};
 use crate::i18n::{Lang, tr};
-use crate::project::Project;
-use crate::rules::TaskView;
+use crate::project::{FuncId, Hop, Project};
+use crate::rules::{Argument, TaskView, argument_for};
 
-/// A lock a task takes, itself or through a decorator applied to it.
+/// A lock a task takes: itself, through a decorator applied to it, or through a project
+/// function that hands it the lock.
 pub struct LockUse<'a> {
     pub call: &'a CallSite,
     pub api: &'a LockApi,
-    /// Where to report it: the call in the task, or the decorator line.
+    /// Where to report it: the call in the task, the decorator line, or the task's call of the
+    /// function that hands the lock out.
     pub file: u32,
     pub at: TextRange,
-    /// For a lock taken by a decorator: the decorator as applied (its arguments give values to
-    /// the decorator function's parameters) and those parameters.
-    pub via: Option<(&'a Decorator, &'a [Param])>,
+    pub via: Via<'a>,
+}
+
+/// Where the lock call is, for the values of its arguments.
+#[derive(Clone, Copy)]
+pub enum Via<'a> {
+    /// In the task.
+    Task,
+    /// In a decorator applied to the task: the decorator as applied (its arguments give values
+    /// to the decorator function's parameters) and those parameters.
+    Decorator(&'a Decorator, &'a [Param]),
+    /// In a project function the task calls, which returns the lock or is a context manager
+    /// holding it around its `yield` (`with task_lock(name):`): the function and the task's
+    /// call of it.
+    Helper { helper: FuncId, call: Hop },
+}
+
+impl LockUse<'_> {
+    /// The lock's API as messages name it: a helper's lock says which helper takes it.
+    pub fn api_text(&self, project: &Project, lang: Lang) -> String {
+        match self.via {
+            Via::Helper { helper, .. } => tr!(
+                lang,
+                "lock.helper",
+                api = self.api.api,
+                helper = project.function(helper).map_or("", |f| f.name.as_str())
+            ),
+            Via::Task | Via::Decorator(..) => self.api.api.clone(),
+        }
+    }
 }
 
 /// The locks a task takes: lock APIs, and set-if-absent keys that the task releases (in a
@@ -34,7 +65,7 @@ pub fn locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>> {
             api,
             file: task.id.file,
             at: call.range,
-            via: None,
+            via: Via::Task,
         });
     }
     // A project decorator applied to the task that takes a lock around it.
@@ -59,11 +90,76 @@ pub fn locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>> {
                 api,
                 file: task.id.file,
                 at: decorator.range,
-                via: Some((decorator, outer.params.as_slice())),
+                via: Via::Decorator(decorator, outer.params.as_slice()),
+            });
+        }
+    }
+    found.extend(helper_locks(project, task));
+    found
+}
+
+/// Locks that project functions the task calls hand out to it: a function returning the lock
+/// it takes (`return cache.lock(name, timeout=30)`), or a context manager taking one
+/// (`@contextmanager` around `with redis.lock(name, timeout=30): yield`). A function that
+/// takes and releases a lock around its own work is not one: the lock is not the task's.
+fn helper_locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>> {
+    let mut found = Vec::new();
+    for (index, event) in task.function.events().iter().enumerate() {
+        let EventKind::Call(call) = &event.kind else {
+            continue;
+        };
+        let Some(path) = &call.path else { continue };
+        let Some(helper) = project
+            .resolve_function(&project.canonical(path), Some(task.id))
+            .filter(|&id| id != task.id)
+        else {
+            continue;
+        };
+        let Some(function) = project.function(helper) else {
+            continue;
+        };
+        let context_manager = function.decorators.iter().any(|decorator| {
+            decorator.path.as_ref().is_some_and(|path| {
+                project
+                    .catalog
+                    .is_context_manager(&project.canonical(path))
+            })
+        });
+        for (lock, api) in lock_calls(project, &[function]) {
+            if !context_manager && !function.returns().iter().any(|v| is_result_of(v, lock)) {
+                continue;
+            }
+            found.push(LockUse {
+                call: lock,
+                api,
+                file: task.id.file,
+                at: call.range,
+                via: Via::Helper {
+                    helper,
+                    call: Hop {
+                        func: task.id,
+                        event: index as u32,
+                    },
+                },
             });
         }
     }
     found
+}
+
+/// Whether a returned value is the result of `call` (`return cache.lock(...)`, or a local
+/// assigned it): its path is the call's, called.
+fn is_result_of(value: &Value, call: &CallSite) -> bool {
+    let (Some(returned), Some(called)) = (&value.path, &call.path) else {
+        return false;
+    };
+    returned.is_call()
+        && returned.segs().len() == called.segs().len()
+        && returned
+            .segs()
+            .iter()
+            .zip(called.segs())
+            .all(|(a, b)| a.name == b.name)
 }
 
 /// Lock calls in these functions; set-if-absent keys count only when released in a `finally`.
@@ -135,6 +231,17 @@ pub fn extends_locks(project: &Project, task: &TaskView) -> bool {
                 .iter()
                 .any(|k| call.keyword(k).and_then(Value::as_bool) == Some(true))
     })
+}
+
+/// Whether a lock call renews the lock itself (`auto_renewal=True`): a helper's lock may, where
+/// the task's calls do not show it.
+pub fn renews_itself(project: &Project, call: &CallSite) -> bool {
+    project
+        .catalog
+        .lock_extension
+        .keywords
+        .iter()
+        .any(|k| call.keyword(k).and_then(Value::as_bool) == Some(true))
 }
 
 /// How long a task may run.
@@ -237,7 +344,7 @@ pub fn ttl_seconds<'c>(
         Ttl::Given(value, unit) => {
             // In a decorator, the TTL may be one of its parameters: the decorator's argument.
             let value = match (lock.via, value.name.map(crate::path::Sym::as_str)) {
-                (Some((decorator, params)), Some(name))
+                (Via::Decorator(decorator, params), Some(name))
                     if value.path.as_ref().is_some_and(|p| p.0.len() == 1) =>
                 {
                     params
@@ -245,6 +352,18 @@ pub fn ttl_seconds<'c>(
                         .position(|p| p.name == name)
                         .and_then(|i| decorator.keyword(name).or_else(|| decorator.args.get(i)))
                         .unwrap_or(value)
+                }
+                // In a helper, the TTL may be one of its parameters: the task's argument for
+                // it, or its default.
+                (Via::Helper { helper, call }, _) => {
+                    match argument_for(project, helper, call, value) {
+                        Argument::Given(argument) => argument,
+                        Argument::Omitted(ParamDefault::Int(seconds)) => {
+                            return Ok(Some((unit.seconds(i64::from(seconds)), value.range)));
+                        }
+                        Argument::NotAParameter => value,
+                        Argument::Omitted(_) | Argument::Unknown => return Ok(None),
+                    }
                 }
                 _ => value,
             };

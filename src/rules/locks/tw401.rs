@@ -1,6 +1,8 @@
 use crate::diagnostic::Severity;
 use crate::i18n::tr;
-use crate::rules::locks::{TimeLimit, extends_locks, locks, time_limit, ttl_seconds};
+use crate::rules::locks::{
+    TimeLimit, extends_locks, locks, renews_itself, time_limit, ttl_seconds,
+};
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
@@ -55,6 +57,9 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let limit = time_limit(project, task, lang);
     let mut found = Vec::new();
     for lock in locks(project, task) {
+        if renews_itself(project, lock.call) {
+            continue;
+        }
         let Ok(Some((ttl, _))) = ttl_seconds(project, &lock) else {
             continue;
         };
@@ -63,7 +68,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 let message = tr!(
                     lang,
                     "tw401.message",
-                    api = lock.api.api,
+                    api = lock.api_text(project, lang),
                     ttl = ttl,
                     task = task.name(),
                     seconds = seconds,
@@ -75,7 +80,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 let message = tr!(
                     lang,
                     "tw401.unbounded",
-                    api = lock.api.api,
+                    api = lock.api_text(project, lang),
                     ttl = ttl,
                     task = task.name()
                 );

@@ -40,13 +40,13 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         return;
     }
     let project = checker.project;
+    let lang = checker.lang;
     let mut found = Vec::new();
     for lock in locks(project, task) {
         if let Err(Ttl::Forever) = ttl_seconds(project, &lock) {
-            found.push((lock.file, lock.at, lock.api.api.clone()));
+            found.push((lock.file, lock.at, lock.api_text(project, lang)));
         }
     }
-    let lang = checker.lang;
     for (file, range, api) in found {
         let message = tr!(lang, "tw402.message", api = api, task = task.name());
         let help = tr!(lang, "tw402.help");
