@@ -104,6 +104,9 @@ pub struct EffectAt<'a> {
     pub followed_inside: bool,
     /// In a loop inside the helpers on the way.
     pub looped_inside: bool,
+    /// In a lambda (`transaction.on_commit(lambda: send_mail(...))`): it runs later in the
+    /// task, or not at all, so it has no place in the order of the task's steps.
+    pub deferred: bool,
 }
 
 /// The method a class-based task runs (`class SendReceipt(Task): def run(self, ...)`).
@@ -122,9 +125,6 @@ impl<'a> TaskView<'a> {
         let function = project.function(task.id)?;
         let mut effects = Vec::new();
         for (index, event) in function.events().iter().enumerate() {
-            if function.is_deferred(event.block) {
-                continue;
-            }
             let guarded_here = project.is_guarded(task.id, index);
             for reached in project.effects_at(task.id, index) {
                 let hops = project.trace(&reached);
@@ -147,6 +147,7 @@ impl<'a> TaskView<'a> {
                     guarded: guarded_here || reached.guarded,
                     followed_inside: reached.followed_inside,
                     looped_inside: reached.looped_inside,
+                    deferred: function.is_deferred(event.block),
                 });
             }
         }
@@ -156,6 +157,12 @@ impl<'a> TaskView<'a> {
             function,
             effects,
         })
+    }
+
+    /// The effects that are steps of the task, in order: not those in a lambda, which may run
+    /// at another time.
+    pub fn ordered_effects(&self) -> impl Iterator<Item = &EffectAt<'a>> {
+        self.effects.iter().filter(|effect| !effect.deferred)
     }
 
     pub fn qualname(&self) -> &str {

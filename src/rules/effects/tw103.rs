@@ -63,7 +63,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let project = checker.project;
     let function = task.function;
     let mut seen = Vec::new();
-    for effect in &task.effects {
+    for effect in task.ordered_effects() {
         if !matches!(*effect.key, KeyStatus::Unsupported)
             || !effect.guarded
             || seen.contains(&effect.index)

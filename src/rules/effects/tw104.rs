@@ -47,7 +47,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         return;
     }
     let function = task.function;
-    let Some(first_effect) = task.effects.first() else {
+    let Some(first_effect) = task.ordered_effects().next() else {
         return;
     };
     let file = &checker.project.files[task.id.file as usize];
@@ -73,8 +73,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         }
         // After an effect on a path that can reach this save.
         let Some(effect) = task
-            .effects
-            .iter()
+            .ordered_effects()
             .filter(|effect| effect.index < index && !function.exclusive(effect.block, event.block))
             .map(|effect| effect.index)
             .max()

@@ -52,13 +52,13 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 && project.effects_at(task.id, i).is_empty()
         })
     };
-    for effect in task.effects.iter().filter(|e| keyless(e)) {
+    for effect in task.ordered_effects().filter(|e| keyless(e)) {
         // A helper that guards its effect with a done state and writes state records its own
         // progress: a retry passes its guard.
         if effect.guarded && effect.trace.len() > 1 && project.writes_state(task.id, effect.index) {
             continue;
         }
-        let followed = task.effects.iter().find(|other| {
+        let followed = task.ordered_effects().find(|other| {
             other.index > effect.index
                 && !function.exclusive(effect.block, other.block)
                 && !recorded_between(effect.index, other.index, effect.block)
