@@ -709,12 +709,18 @@ impl<'a> Project<'a> {
             path = instance.join(&path.0[row + 1..]);
         }
         for _ in 0..8 {
-            let Some(at) = path.0.iter().position(|s| s.call != Call::No) else {
-                return path;
+            let first_call = path.0.iter().position(|s| s.call != Call::No);
+            let Some(at) = first_call.filter(|&at| at + 1 < path.0.len()) else {
+                // `Pay.stripe.charges.create(...)` where the class says `stripe = StripeClient()`.
+                let names = first_call.unwrap_or(path.0.len());
+                match self.class_attribute_instance(&path, names) {
+                    Some(next) => {
+                        path = next;
+                        continue;
+                    }
+                    None => return path,
+                }
             };
-            if at + 1 >= path.0.len() {
-                return path;
-            }
             let class_name = QPath(path.0[..=at].to_vec()).dotted();
             let Some((_, class)) = self.class(&class_name) else {
                 // `helper().send()`: a project function's call stands for what it returns.
@@ -734,6 +740,11 @@ impl<'a> Project<'a> {
                     last.call = Call::Any;
                 }
                 path = next.join(&path.0[at + 2..]);
+                continue;
+            }
+            // `stripe = StripeClient(...)` in the class body: the member is that instance.
+            if let Some(value) = self.attribute_instance(class, member) {
+                path = value.join(&path.0[at + 2..]);
                 continue;
             }
             if self.class_defines(class, member, 0) {
@@ -815,6 +826,28 @@ impl<'a> Project<'a> {
         };
         // A function returning its own call (recursion) names nothing new.
         (chosen != call).then(|| self.canonical(chosen).into_owned())
+    }
+
+    /// A class attribute assigned a call in the class body (`stripe = StripeClient("sk")`): the
+    /// instance it holds, canonical.
+    fn attribute_instance(&self, class: &Class, member: &str) -> Option<QPath> {
+        let value = class.attrs.get(member)?.path.as_ref().filter(|p| p.is_call())?;
+        Some(self.canonical(value).into_owned())
+    }
+
+    /// `mod.Pay.stripe.rest` where `mod.Pay` is a project class whose body assigns `stripe` an
+    /// instance: that instance, then `rest`. Only the first `names` segments (those before a
+    /// call) can name the class and its member, and something must follow the member.
+    fn class_attribute_instance(&self, path: &QPath, names: usize) -> Option<QPath> {
+        let last_member = names.min(path.0.len().saturating_sub(1));
+        for at in (1..last_member).rev() {
+            let Some((_, class)) = self.class(&QPath(path.0[..at].to_vec()).dotted()) else {
+                continue;
+            };
+            let instance = self.attribute_instance(class, path.0[at].name.as_str())?;
+            return Some(instance.join(&path.0[at + 1..]));
+        }
+        None
     }
 
     fn class_defines(&self, class: &Class, member: &str, depth: u32) -> bool {
