@@ -2478,8 +2478,9 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
             .chain(call.keywords().iter().map(|(_, v)| v))
             .find_map(|v| v.request()?.keyword("headers"))
     });
+    // `headers=None` sends no headers.
     if !spec.header.is_empty()
-        && let Some(headers) = headers
+        && let Some(headers) = headers.filter(|h| !h.is_none())
     {
         let Some(items) = headers.dict() else {
             return KeyStatus::Unknown;
