@@ -66,7 +66,8 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             .orm
             .save_methods
             .has(call.method.as_str())
-            || call.keyword("update_fields").is_some()
+            // `update_fields=None` is Django's full save.
+            || call.keyword("update_fields").is_some_and(|v| !v.is_none())
             || call.star_kwargs
         {
             continue;
@@ -163,8 +164,18 @@ fn loaded_from_database(call: &CallSite, orm: &Orm) -> bool {
             .any(|seg| seg.call != Call::No && orm.create_methods.has(seg.name.as_str()))
 }
 
-/// Inserts `update_fields=[...]` before the closing parenthesis of the call.
+/// Inserts `update_fields=[...]` before the closing parenthesis of the call, or puts the list
+/// in place of `update_fields=None`.
 fn update_fields_fix(lang: Lang, call: &CallSite, source: &str, listed: &str) -> Option<Fix> {
+    if let Some(none) = call.keyword("update_fields") {
+        return Some(Fix {
+            message: tr!(lang, "tw104.fix", fields = listed),
+            edits: vec![Edit {
+                range: none.range,
+                content: format!("[{listed}]"),
+            }],
+        });
+    }
     let args = call.args_range;
     let open = args.start() + TextSize::from(1);
     let inside = source.get(open.to_usize()..args.end().to_usize().checked_sub(1)?)?;
