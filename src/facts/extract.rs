@@ -442,7 +442,26 @@ impl<'e, 'c> Walker<'e, 'c> {
             // `Optional[X]`, `X | None`: the class is what matters.
             Expr::Subscript(sub) => self.annotation_path(&sub.slice),
             Expr::BinOp(bin) => self.annotation_path(&bin.left),
-            Expr::StringLiteral(s) => Some(QPath::from_dotted(s.value.to_str())),
+            // A forward reference (`ledger: "Ledger"`) names what the name would: its head is
+            // resolved as a name read here (an import, a class of the module).
+            Expr::StringLiteral(s) => {
+                let text = s.value.to_str().trim();
+                let mut names = text.split('.');
+                let head = names.next()?;
+                let dotted = |n: &str| {
+                    !n.is_empty()
+                        && n.chars().all(|c| c.is_alphanumeric() || c == '_')
+                        && !n.starts_with(|c: char| c.is_ascii_digit())
+                };
+                if !text.split('.').all(dotted) {
+                    return None;
+                }
+                let mut path = self.name(head).path?;
+                for name in names {
+                    path.0.push(crate::path::Seg::name(name));
+                }
+                Some(path)
+            }
             Expr::Name(_) | Expr::Attribute(_) => self.pure(annotation).path,
             _ => None,
         }
