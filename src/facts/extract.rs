@@ -1797,15 +1797,19 @@ impl<'e, 'c> Walker<'e, 'c> {
             match &keyword.arg {
                 Some(arg) => keywords.push((Sym::new(arg.as_str()), value)),
                 None => {
-                    star_kwargs = true;
-                    // `**{"idempotency_key": k}` spreads known keys.
+                    // `**{"idempotency_key": k}`, `**lookup` with `lookup = {"email": e}`
+                    // spread known keys; only a dict whose keys are all known gives nothing else.
+                    let mut known = false;
                     if let Lit::Dict(items) = value.lit {
+                        known = true;
                         for (key, value) in items {
-                            if let Some(key) = key {
-                                keywords.push((key, value));
+                            match key {
+                                Some(key) => keywords.push((key, value)),
+                                None => known = false,
                             }
                         }
                     }
+                    star_kwargs |= !known;
                 }
             }
         }
