@@ -831,7 +831,12 @@ impl<'a> Project<'a> {
     /// A class attribute assigned a call in the class body (`stripe = StripeClient("sk")`): the
     /// instance it holds, canonical.
     fn attribute_instance(&self, class: &Class, member: &str) -> Option<QPath> {
-        let value = class.attrs.get(member)?.path.as_ref().filter(|p| p.is_call())?;
+        let value = class
+            .attrs
+            .get(member)?
+            .path
+            .as_ref()
+            .filter(|p| p.is_call())?;
         Some(self.canonical(value).into_owned())
     }
 

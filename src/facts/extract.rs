@@ -408,9 +408,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     Some(Expr::NumberLiteral(ast::ExprNumberLiteral {
                         value: ast::Number::Int(int),
                         ..
-                    })) => int
-                        .as_i32()
-                        .map_or(ParamDefault::Other, ParamDefault::Int),
+                    })) => int.as_i32().map_or(ParamDefault::Other, ParamDefault::Int),
                     Some(_) => ParamDefault::Other,
                 },
             });

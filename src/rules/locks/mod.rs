@@ -119,11 +119,10 @@ fn helper_locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>
             continue;
         };
         let context_manager = function.decorators.iter().any(|decorator| {
-            decorator.path.as_ref().is_some_and(|path| {
-                project
-                    .catalog
-                    .is_context_manager(&project.canonical(path))
-            })
+            decorator
+                .path
+                .as_ref()
+                .is_some_and(|path| project.catalog.is_context_manager(&project.canonical(path)))
         });
         for (lock, api) in lock_calls(project, &[function]) {
             if !context_manager && !function.returns().iter().any(|v| is_result_of(v, lock)) {

@@ -1,3 +1,4 @@
+use crate::facts::EventKind;
 use crate::i18n::tr;
 use crate::project::KeyStatus;
 use crate::rules::{Checker, EffectAt, TaskView, declare_rule, effect_clause};
@@ -64,9 +65,16 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 && !recorded_between(effect.index, other.index, effect.block)
         });
         let repeated_in_loop = function.in_loop(effect.block).filter(|&loop_block| {
-            // Per-iteration progress: a guard or a write inside the loop body.
+            // Per-iteration progress: a guard or a write inside the loop body. A guard before
+            // the loop (`if campaign.sent: return`) checks the whole run, which a failure in a
+            // later iteration leaves undone.
             let in_loop = |block| function.block_within(block, loop_block);
-            !effect.guarded
+            let guarded_each_time = effect.guarded
+                && (!project.is_guarded(task.id, effect.index)
+                    || function.events()[..effect.index].iter().any(|event| {
+                        matches!(event.kind, EventKind::Guard(_)) && in_loop(event.block)
+                    }));
+            !guarded_each_time
                 && !function.events().iter().enumerate().any(|(i, event)| {
                     in_loop(event.block)
                         && i != effect.index
