@@ -1123,10 +1123,11 @@ impl<'e, 'c> Walker<'e, 'c> {
     // ------------------------------------------------------------------ guards
 
     fn guard_test(&mut self, test: &Expr, value: &Value) -> Option<GuardTest> {
-        match test {
+        match unwalrus(test) {
             Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => {
-                let inner = self.pure(&unary.operand);
-                let marker = self.marker_range(&unary.operand, inner.range);
+                let operand = unwalrus(&unary.operand);
+                let inner = self.pure(operand);
+                let marker = self.marker_range(operand, inner.range);
                 if inner.flags & Value::CREATED != 0 {
                     return Some(GuardTest::NotCreated {
                         marker,
@@ -1137,7 +1138,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     return Some(GuardTest::NotMarker { marker });
                 }
                 // `if not x.receipt_pending: return`: a state check, like `!=`.
-                match &*unary.operand {
+                match operand {
                     Expr::Attribute(attr) => Some(GuardTest::StateNot {
                         field: Sym::new(attr.attr.as_str()),
                         on_path: true,
@@ -1178,8 +1179,9 @@ impl<'e, 'c> Walker<'e, 'c> {
                         .comparators
                         .iter()
                         .any(|c| matches!(c, Expr::NoneLiteral(_)));
+                let left = unwalrus(&compare.left);
                 let on_attribute = matches!(
-                    &*compare.left,
+                    left,
                     Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)
                 );
                 if positive && !is_none_check && on_attribute {
@@ -1191,7 +1193,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .ops
                     .iter()
                     .all(|op| matches!(op, CmpOp::NotEq | CmpOp::NotIn));
-                match &*compare.left {
+                match left {
                     Expr::Attribute(attr) if negative => Some(GuardTest::StateNot {
                         field: Sym::new(attr.attr.as_str()),
                         on_path: false,
@@ -1260,13 +1262,14 @@ impl<'e, 'c> Walker<'e, 'c> {
     /// `if not x.sent:`, `if created:`, `if redis.set(k, v, nx=True):`, `if x.status ==
     /// "pending":` (a state check, decided like `if x.status != "pending": return`).
     fn negated_guard_test(&mut self, test: &Expr, value: &Value) -> Option<GuardTest> {
-        match test {
+        match unwalrus(test) {
             Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => {
-                let inner = self.pure(&unary.operand);
+                let operand = unwalrus(&unary.operand);
+                let inner = self.pure(operand);
                 if inner.flags & (Value::CREATED | Value::MARKER) != 0 {
                     return None;
                 }
-                match &*unary.operand {
+                match operand {
                     // `if not x.notified: send(...); x.notified = True`: a done flag when the
                     // guarded code writes it.
                     Expr::Attribute(attr) => Some(GuardTest::StateNot {
@@ -2386,6 +2389,15 @@ fn always_runs_through(blocks: &[Block], mut block: u32, ancestor: u32) -> bool 
         }
     }
     true
+}
+
+/// The value tested through an assignment expression: `cache.add(...)` in
+/// `if not (fresh := cache.add(...)):`.
+fn unwalrus(mut expr: &Expr) -> &Expr {
+    while let Expr::Named(named) = expr {
+        expr = &named.value;
+    }
+    expr
 }
 
 #[cfg(test)]
