@@ -223,6 +223,18 @@ impl Extractor<'_> {
                 Stmt::Try(stmt_try) => {
                     self.prescan(&stmt_try.body);
                     for ast::ExceptHandler::ExceptHandler(handler) in &stmt_try.handlers {
+                        // `except ImportError: shared_task = None`: a fallback for an optional
+                        // import, not the module's own definition of the name.
+                        if handler_catches_import_error(handler) {
+                            let imported = self.imports.clone();
+                            let defined = self.top_level.clone();
+                            self.prescan(&handler.body);
+                            self.top_level.retain(|name| {
+                                defined.contains(name) || !imported.contains_key(name)
+                            });
+                            self.imports = imported;
+                            continue;
+                        }
                         self.prescan(&handler.body);
                     }
                     self.prescan(&stmt_try.orelse);
@@ -274,6 +286,10 @@ struct Walker<'e, 'c> {
     emit: bool,
     /// Evaluating a class body: calls keep their arguments (model fields, `Meta` constraints).
     class_body: bool,
+    /// Walking a module-level `except ImportError:` handler, whose assignments are fallbacks
+    /// for an optional import (`shared_task = None`): the imported name is the binding that
+    /// matters.
+    import_fallback: bool,
 }
 
 type Pending<'a> = Vec<(usize, &'a ast::StmtFunctionDef)>;
@@ -305,6 +321,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             escaped: Vec::new(),
             emit: true,
             class_body: false,
+            import_fallback: false,
         }
     }
 
@@ -699,7 +716,6 @@ impl<'e, 'c> Walker<'e, 'c> {
     fn stmt_try<'a>(&mut self, stmt_try: &'a ast::StmtTry, block: u32, pending: &mut Pending<'a>) {
         let body = self.push_block(block, BlockKind::Try);
         self.suite(&stmt_try.body, body, pending);
-        self.suite(&stmt_try.orelse, body, pending);
         let mut integrity_exit = None;
         let body_events = self.events.len();
         for ast::ExceptHandler::ExceptHandler(handler) in &stmt_try.handlers {
@@ -716,11 +732,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                 p.last_name()
                     .is_some_and(|n| self.ex.catalog.is_integrity_error(n))
             });
+            let fallback = self.is_module && catches.iter().any(is_import_error);
             let handler_block = self.push_block(block, BlockKind::Handler { catches });
             if let Some(name) = &handler.name {
                 self.set_local(name.as_str(), Value::default());
             }
+            let outer_fallback = std::mem::replace(&mut self.import_fallback, fallback);
             self.suite(&handler.body, handler_block, pending);
+            self.import_fallback = outer_fallback;
             if catches_integrity {
                 // `return`, `continue` or `raise`: each leaves the work undone (RULES.md).
                 integrity_exit = exits(&handler.body);
@@ -752,6 +771,9 @@ impl<'e, 'c> Walker<'e, 'c> {
                 })),
             );
         }
+        // `else:` runs when the body raised nothing, and outside the handlers' reach: as code
+        // after the statement (after the insert an `except IntegrityError` guards, say).
+        self.suite(&stmt_try.orelse, block, pending);
     }
 
     fn function_def<'a>(&mut self, def: &'a ast::StmtFunctionDef, pending: &mut Pending<'a>) {
@@ -1099,6 +1121,9 @@ impl<'e, 'c> Walker<'e, 'c> {
 
     fn set_local(&mut self, name: &str, mut value: Value) {
         value.name = None;
+        if self.import_fallback && self.ex.imports.contains_key(&Sym::new(name)) {
+            return;
+        }
         if self.is_module {
             self.ex.module_vars.insert(name.to_string(), value);
         } else {
@@ -2389,6 +2414,25 @@ fn always_runs_through(blocks: &[Block], mut block: u32, ancestor: u32) -> bool 
         }
     }
     true
+}
+
+/// The exceptions an optional import raises (Python's own).
+const IMPORT_ERRORS: [&str; 2] = ["ImportError", "ModuleNotFoundError"];
+
+fn is_import_error(path: &QPath) -> bool {
+    path.last_name()
+        .is_some_and(|name| IMPORT_ERRORS.contains(&name))
+}
+
+/// `except ImportError:`, `except (ImportError, AttributeError):`, as written.
+fn handler_catches_import_error(handler: &ast::ExceptHandlerExceptHandler) -> bool {
+    let named =
+        |expr: &Expr| matches!(expr, Expr::Name(name) if IMPORT_ERRORS.contains(&name.id.as_str()));
+    match handler.type_.as_deref() {
+        Some(Expr::Tuple(tuple)) => tuple.elts.iter().any(named),
+        Some(expr) => named(expr),
+        None => false,
+    }
 }
 
 /// The value tested through an assignment expression: `cache.add(...)` in
