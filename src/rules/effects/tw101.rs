@@ -7,7 +7,9 @@ use crate::rules::{Checker, TaskView, declare_rule, effect_clause};
 declare_rule! {
     /// ## What it does
     /// Reports a task that reaches an effect whose provider accepts an idempotency key — a
-    /// payment, a keyed e-mail or HTTP API — and passes none (or passes `None`).
+    /// payment, a keyed e-mail or HTTP API — and passes none (or passes `None`). Effects in a
+    /// lambda the task builds (`transaction.on_commit(lambda: ...)`) are reached too: they run
+    /// again on a second run.
     ///
     /// ## Why it matters on a second run
     /// The broker delivers at least once: a worker killed before the ack, a visibility timeout,

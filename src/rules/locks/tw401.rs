@@ -15,6 +15,11 @@ declare_rule! {
     /// (`.extend()`, `.reacquire()`, `auto_renewal=True`). A warning when nothing bounds the
     /// task's run, since then nothing proves the TTL long enough.
     ///
+    /// A lock counts as taken in the task when the task takes it itself, through a decorator
+    /// of the project applied to it, or through a project function that hands it out (one
+    /// returning the lock, or a context manager holding it: `with task_lock(name):`); the
+    /// last two are reported at the decorator or at the task's call.
+    ///
     /// ## Why it matters on a second run
     /// The lock expires while the first run is still working. A redelivered or duplicate message
     /// takes the lock and a second worker runs the same task at the same time: the very thing

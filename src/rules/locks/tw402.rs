@@ -7,7 +7,8 @@ declare_rule! {
     /// ## What it does
     /// Reports a lock with no expiry taken in a task: `redis.lock(name)` without `timeout`
     /// (`blocking_timeout` is how long to wait, not a TTL), `SET NX` without `ex`/`px`,
-    /// `cache.add(..., timeout=None)`, `redis_lock.Lock` without `expire`.
+    /// `cache.add(..., timeout=None)`, `redis_lock.Lock` without `expire`. Locks handed to the
+    /// task by a decorator or a project function count as TW401 says.
     ///
     /// ## Why it matters on a second run
     /// A worker killed while holding the lock — OOM, SIGKILL, a lost node — never releases it.
