@@ -225,10 +225,7 @@ pub fn extends_locks(project: &Project, task: &TaskView) -> bool {
                 })
         };
         (spec.methods.iter().any(|m| **m == *call.method.as_str()) && on_lock())
-            || spec
-                .keywords
-                .iter()
-                .any(|k| call.keyword(k).and_then(Value::as_bool) == Some(true))
+            || renews_itself(project, call)
     })
 }
 
