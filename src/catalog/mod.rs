@@ -989,6 +989,11 @@ struct RawRunner {
     calls: Vec<String>,
     function: usize,
     keywords: bool,
+    #[serde(default)]
+    later: bool,
+    /// The name of the function's parameter, for a runner that is given it by keyword.
+    #[serde(default)]
+    keyword: Option<String>,
 }
 
 /// A call that calls the function it is given at once.
@@ -999,6 +1004,12 @@ pub struct Runner {
     pub function: usize,
     /// Whether the call's keyword arguments are the function's too.
     pub keywords: bool,
+    /// The function runs later in the task, not at once (`transaction.on_commit(notify)` runs
+    /// `notify` after the commit): it is reached, but it is no step in the task's order and
+    /// not inside the transaction the call is made in.
+    pub later: bool,
+    /// The function's parameter by name (`on_commit(func=notify)`), when it can be given so.
+    pub keyword: Option<Sym>,
 }
 
 /// What the catalog says a call does beyond being called ([`Catalog::call_role`]).
@@ -1006,7 +1017,8 @@ pub struct Runner {
 pub enum CallRole {
     /// Returns the function given first (`partial(f, ...)`, `sync_to_async(f)`).
     Binder(Binder),
-    /// Calls a function it is given, now (`asyncio.to_thread(f, ...)`).
+    /// Calls a function it is given, now (`asyncio.to_thread(f, ...)`) or later
+    /// (`transaction.on_commit(f)`).
     Runner(Runner),
     /// Makes a duration, read as seconds (`timedelta(minutes=5)`).
     Duration,
@@ -1295,6 +1307,8 @@ impl Catalog {
                         let role = Runner {
                             function: runner.function,
                             keywords: runner.keywords,
+                            later: runner.later,
+                            keyword: runner.keyword.as_deref().map(Sym::new),
                         };
                         set.insert(pattern, CallRole::Runner(role));
                     }

@@ -1872,6 +1872,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             .as_ref()
             .and_then(|path| self.ex.catalog.call_role(path));
         if let Some(CallRole::Runner(runner)) = role
+            && !runner.later
             && let Some(target) = args.get(runner.function)
             && let Some(target_path) = target.path.clone().filter(|p| !p.is_call())
         {
@@ -2070,6 +2071,28 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             _ => false,
         };
+        // `transaction.on_commit(notify)` calls `notify` later in the run: a call of its own,
+        // at the argument, in a deferred block (as a lambda's calls are).
+        let later = match role {
+            Some(CallRole::Runner(runner)) if runner.later => {
+                let given = match call.arguments.args.get(runner.function) {
+                    Some(expr) => args.get(runner.function).map(|target| (expr, target)),
+                    None => runner.keyword.and_then(|name| {
+                        let expr = call
+                            .arguments
+                            .keywords
+                            .iter()
+                            .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == &*name))?;
+                        let target = keywords.iter().find(|(k, _)| *k == name)?;
+                        Some((&expr.value, &target.1))
+                    }),
+                };
+                given
+                    .filter(|(_, target)| target.path.as_ref().is_some_and(|p| !p.is_call()))
+                    .map(|(expr, target)| (expr.range(), target.clone()))
+            }
+            _ => None,
+        };
         self.push_event(
             block,
             EventKind::Call(Box::new(CallSite {
@@ -2088,7 +2111,46 @@ impl<'e, 'c> Walker<'e, 'c> {
                 dropped: Dropped::default(),
             })),
         );
+        if let Some((range, target)) = later {
+            self.later_call(block, range, target);
+        }
         value
+    }
+
+    /// The call a runner makes later of the function it is given (`on_commit(notify)`,
+    /// `on_commit(partial(notify, pk))`), in a deferred block of its own.
+    fn later_call(&mut self, block: u32, range: TextRange, mut target: Value) {
+        let Some(mut path) = target.path.take() else {
+            return;
+        };
+        let Some(method) = path.0.last().map(|seg| seg.name) else {
+            return;
+        };
+        if let Some(last) = path.0.last_mut() {
+            last.call = Call::Any;
+        }
+        let receiver = path.0.len().checked_sub(2).map(|i| path.0[i].name);
+        let arguments = (target.flags & Value::BOUND != 0)
+            .then(|| target.call.take())
+            .flatten();
+        let deferred = self.push_block(block, BlockKind::Deferred);
+        self.push_event(
+            deferred,
+            EventKind::Call(Box::new(CallSite {
+                range,
+                func_range: range,
+                args_range: TextRange::empty(range.end()),
+                path: Some(path),
+                method,
+                receiver,
+                receiver_var: None,
+                arguments,
+                star_args: false,
+                star_kwargs: false,
+                dynamic: false,
+                dropped: Dropped::default(),
+            })),
+        );
     }
 }
 
