@@ -330,8 +330,14 @@ impl<'e, 'c> Walker<'e, 'c> {
         self.recycle_names();
         resolve_state_guards(&mut self.events, &self.blocks);
         let catalog = self.ex.catalog;
+        // A function calling itself by name keeps the arguments: calling a Huey task enqueues
+        // it, and a retry that changes them is TW501's (`render(tile_id, attempt + 1)`).
+        let own = (!self.is_module).then(|| Sym::new(&self.ex.functions[self.func].name));
         for event in &mut self.events {
             if let EventKind::Call(call) = &mut event.kind {
+                if own.is_some_and(|own| call.method == own) {
+                    continue;
+                }
                 let filter = catalog.argument_filter(call);
                 call.filter_arguments(catalog, filter);
             }

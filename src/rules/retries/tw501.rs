@@ -2,6 +2,7 @@ use ruff_text_size::TextRange;
 
 use crate::facts::{CallSite, EventKind, Function, Lit, Value};
 use crate::i18n::{Lang, tr};
+use crate::path::Sym;
 use crate::project::CallClass;
 use crate::rules::{Checker, TaskView, declare_rule};
 
@@ -57,6 +58,57 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             continue;
         };
         let Some(path) = &call.path else { continue };
+        let Some(spec) = project.catalog.framework(task.task.framework) else {
+            continue;
+        };
+        let is_own_task = |path: &crate::path::QPath| {
+            project.resolve_function(&project.canonical(path), Some(task.id)) == Some(task.id)
+        };
+        // Calls that enqueue the task they name: calling a Huey task, RQ's
+        // `queue.enqueue(crawl, url, tries + 1)`; the arguments after the task are its own.
+        if function.in_handler(event.block) {
+            let mut shown = call.method.as_str().to_string();
+            let changed = if spec.call_enqueues && is_own_task(path) {
+                shown.push_str("(...)");
+                changed_positional(call.args(), call.keywords(), &params, lang)
+            } else if let Some(rq) = project.catalog.rq_method(call.method.as_str())
+                && let Some(position) = rq.function.position
+                && rq
+                    .function
+                    .find(call)
+                    .and_then(|f| f.path.as_ref())
+                    .is_some_and(|f| is_own_task(f))
+            {
+                if call.keyword("args").is_some() || call.keyword("kwargs").is_some() {
+                    // `enqueue_call(func, args=..., kwargs=...)`.
+                    changed_arguments(call.keyword("args"), call.keyword("kwargs"), &params, lang)
+                } else {
+                    // Keywords are the queue's options here as often as the task's.
+                    let given_by_keyword = rq
+                        .function
+                        .keyword
+                        .as_deref()
+                        .is_some_and(|k| call.keyword(k).is_some());
+                    let first = if given_by_keyword {
+                        position
+                    } else {
+                        position + 1
+                    };
+                    changed_positional(
+                        call.args().get(first..).unwrap_or_default(),
+                        &[],
+                        &params,
+                        lang,
+                    )
+                }
+            } else {
+                None
+            };
+            if let Some(what) = changed {
+                report(checker, task, call, &shown, &what);
+                continue;
+            }
+        }
         let receiver = crate::path::QPath(path.0[..path.0.len().saturating_sub(1)].to_vec());
         let on_self = receiver.0.len() == 1
             && skip_first
@@ -64,14 +116,9 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 .params
                 .first()
                 .is_some_and(|p| *p.name == *receiver.0[0].name);
-        let on_own_task =
-            project.resolve_function(&project.canonical(&receiver), Some(task.id)) == Some(task.id);
-        if !(on_self || on_own_task) {
+        if !(on_self || is_own_task(&receiver)) {
             continue;
         }
-        let Some(spec) = project.catalog.framework(task.task.framework) else {
-            continue;
-        };
         let method = call.method.as_str();
         let listed = |methods: &[String]| listed_in(methods, method);
         let in_handler = function.in_handler(event.block);
@@ -104,7 +151,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             // `defer(...)`, Django's `enqueue(...)`. Not a builder whose result is called next
             // (`configure(...).defer(...)`, `kicker().kiq(...)`): its arguments are options.
             (enqueues() && next_call_on(function, index, call.range).is_none())
-                .then(|| changed_positional(call, &params, lang))
+                .then(|| changed_positional(call.args(), call.keywords(), &params, lang))
                 .flatten()
         } else if listed(&spec.signature_methods) {
             // `task.s(...).apply_async(countdown=10)`: the signature holds the arguments.
@@ -112,22 +159,27 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 .filter(|next| listed_in(&spec.enqueue_methods, next.method.as_str()))
                 .and_then(|next| {
                     shown = format!("{method}(...).{}", next.method.as_str());
-                    changed_positional(call, &params, lang)
+                    changed_positional(call.args(), call.keywords(), &params, lang)
                 })
         } else {
             None
         };
         let Some(what) = changed else { continue };
-        let message = tr!(
-            lang,
-            "tw501.message",
-            method = shown,
-            task = task.name(),
-            what = what
-        );
-        let help = tr!(lang, "tw501.help");
-        checker.report(&RULE, task.id.file, call.range, message, help);
+        report(checker, task, call, &shown, &what);
     }
+}
+
+fn report(checker: &mut Checker, task: &TaskView, call: &CallSite, method: &str, what: &str) {
+    let lang = checker.lang;
+    let message = tr!(
+        lang,
+        "tw501.message",
+        method = method,
+        task = task.name(),
+        what = what
+    );
+    let help = tr!(lang, "tw501.help");
+    checker.report(&RULE, task.id.file, call.range, message, help);
 }
 
 /// The call made on the result of the call at `index` (`range`), if it is the next event:
@@ -176,14 +228,19 @@ fn changed_arguments(
     None
 }
 
-fn changed_positional(call: &CallSite, params: &[&str], lang: Lang) -> Option<String> {
-    for (i, arg) in call.args().iter().enumerate() {
+fn changed_positional(
+    args: &[Value],
+    keywords: &[(Sym, Value)],
+    params: &[&str],
+    lang: Lang,
+) -> Option<String> {
+    for (i, arg) in args.iter().enumerate() {
         let expected = params.get(i).copied();
         if !is_plain_name(arg, expected) {
             return Some(new_value(lang, expected));
         }
     }
-    for (key, value) in call.keywords() {
+    for (key, value) in keywords {
         if !is_plain_name(value, Some(key)) {
             return Some(new_value(lang, Some(key)));
         }
