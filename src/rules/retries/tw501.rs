@@ -77,7 +77,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                     .function
                     .find(call)
                     .and_then(|f| f.path.as_ref())
-                    .is_some_and(|f| is_own_task(f))
+                    .is_some_and(&is_own_task)
             {
                 if call.keyword("args").is_some() || call.keyword("kwargs").is_some() {
                     // `enqueue_call(func, args=..., kwargs=...)`.
