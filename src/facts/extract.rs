@@ -290,6 +290,10 @@ struct Walker<'e, 'c> {
     /// for an optional import (`shared_task = None`): the imported name is the binding that
     /// matters.
     import_fallback: bool,
+    /// Locals holding a row a query selected by a field's value (`row = Outbox.objects
+    /// .filter(pk=pk, status="pending").first()`), with that field: `if row is None: return`
+    /// then tests the field's state, as `if row.status != "pending": return` would.
+    row_states: Vec<(Sym, Sym)>,
 }
 
 type Pending<'a> = Vec<(usize, &'a ast::StmtFunctionDef)>;
@@ -322,6 +326,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             emit: true,
             class_body: false,
             import_fallback: false,
+            row_states: Vec::new(),
         }
     }
 
@@ -532,6 +537,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 for target in &assign.targets {
                     self.bind(target, &value, block);
                 }
+                self.note_row_state(&assign.targets, &assign.value);
             }
             Stmt::AnnAssign(assign) => {
                 if let Some(value) = &assign.value {
@@ -1168,12 +1174,31 @@ impl<'e, 'c> Walker<'e, 'c> {
                 if inner.flags & Value::MARKER != 0 {
                     return Some(GuardTest::NotMarker { marker });
                 }
+                // `if not claimed: return`: another run changed the rows first.
+                if inner.flags & Value::CLAIM != 0 {
+                    return Some(GuardTest::DoneCheck);
+                }
                 // `if not x.receipt_pending: return`: a state check, like `!=`.
                 match operand {
                     Expr::Attribute(attr) => Some(GuardTest::StateNot {
                         field: Sym::new(attr.attr.as_str()),
                         on_path: true,
                     }),
+                    Expr::Name(name) => self.row_state(name.id.as_str()),
+                    // `if not Outbox.objects.filter(pk=pk, status="pending").exists(): return`.
+                    Expr::Call(call) => match &*call.func {
+                        Expr::Attribute(attr)
+                            if self.ex.catalog.orm.exists_methods.has(attr.attr.as_str()) =>
+                        {
+                            state_field(queryset_fields(&attr.value, &self.ex.catalog.orm)).map(
+                                |field| GuardTest::StateNot {
+                                    field: Sym::new(field),
+                                    on_path: true,
+                                },
+                            )
+                        }
+                        _ => None,
+                    },
                     _ => None,
                 }
             }
@@ -1211,6 +1236,19 @@ impl<'e, 'c> Walker<'e, 'c> {
                         .iter()
                         .any(|c| matches!(c, Expr::NoneLiteral(_)));
                 let left = unwalrus(&compare.left);
+                if let Expr::Name(name) = left {
+                    // `if claimed == 0: return`.
+                    if self
+                        .lookup_local(name.id.as_str())
+                        .is_some_and(|local| local.flags & Value::CLAIM != 0)
+                    {
+                        return Some(GuardTest::DoneCheck);
+                    }
+                    // `if row is None: return` after a query by state.
+                    if is_none_check {
+                        return self.row_state(name.id.as_str());
+                    }
+                }
                 let on_attribute = matches!(
                     left,
                     Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)
@@ -1266,6 +1304,44 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
             }
             _ => None,
+        }
+    }
+
+    /// The state a row held in `name` was selected by, as a guard on that field: decided like
+    /// `if row.status != "pending": return` once the rest of the body is known.
+    fn row_state(&self, name: &str) -> Option<GuardTest> {
+        let name = Sym::new(name);
+        self.row_states
+            .iter()
+            .rev()
+            .find(|(local, _)| *local == name)
+            .map(|&(_, field)| GuardTest::StateNot {
+                field,
+                on_path: true,
+            })
+    }
+
+    /// Records, for `row = <queryset>.first()` and the like, the field the query selects the
+    /// row's state by: the first keyword of its `filter`s that is not a key (`pk`, `id`,
+    /// `*_id`). Any other assignment to the name forgets it.
+    fn note_row_state(&mut self, targets: &[Expr], value: &Expr) {
+        let orm = &self.ex.catalog.orm;
+        for target in targets {
+            let Expr::Name(name) = target else { continue };
+            let sym = Sym::new(name.id.as_str());
+            self.row_states.retain(|(local, _)| *local != sym);
+            let Expr::Call(call) = unwalrus(value) else {
+                continue;
+            };
+            let Expr::Attribute(attr) = &*call.func else {
+                continue;
+            };
+            if !orm.row_methods.iter().any(|m| m == attr.attr.as_str()) {
+                continue;
+            }
+            if let Some(field) = state_field(queryset_fields(&attr.value, orm)) {
+                self.row_states.push((sym, Sym::new(field)));
+            }
         }
     }
 
@@ -2014,6 +2090,18 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
         value.taint.truncate(MAX_TAINT);
+        // `Order.objects.filter(pk=pk, sent=False).update(sent=True)`: a claim.
+        if let Expr::Attribute(attr) = &*call.func
+            && self.ex.catalog.orm.update_methods.has(attr.attr.as_str())
+        {
+            let selected = queryset_fields(&attr.value, &self.ex.catalog.orm);
+            if keywords
+                .iter()
+                .any(|(name, _)| selected.contains(&name.as_str()))
+            {
+                value.flags |= Value::CLAIM;
+            }
+        }
         if role == Some(CallRole::Duration)
             && let Some(seconds) = timedelta_seconds(&args, &keywords)
         {
@@ -2482,6 +2570,38 @@ fn always_runs_through(blocks: &[Block], mut block: u32, ancestor: u32) -> bool 
         }
     }
     true
+}
+
+/// The fields a queryset chain selects rows by: the keywords of its `filter(...)`,
+/// `exclude(...)` calls, without their lookups (`status__in` is `status`).
+fn queryset_fields<'a>(mut expr: &'a Expr, orm: &crate::catalog::Orm) -> Vec<&'a str> {
+    let mut fields = Vec::new();
+    while let Expr::Call(call) = expr {
+        let Expr::Attribute(attr) = &*call.func else {
+            break;
+        };
+        if orm.queryset_methods.has(attr.attr.as_str()) {
+            for keyword in &call.arguments.keywords {
+                if let Some(arg) = &keyword.arg {
+                    let field = arg.as_str();
+                    fields.push(field.split("__").next().unwrap_or(field));
+                }
+            }
+        }
+        expr = &attr.value;
+        while let Expr::Attribute(inner) = expr {
+            expr = &inner.value;
+        }
+    }
+    fields
+}
+
+/// The first of a query's fields that is not a key (`pk`, `id`, `*_id`): the state it selects
+/// rows by.
+fn state_field(fields: Vec<&str>) -> Option<&str> {
+    fields.into_iter().find(|field| {
+        !matches!(*field, "pk" | "id") && !field.ends_with("_id") && !field.ends_with("_pk")
+    })
 }
 
 /// The exceptions an optional import raises (Python's own).

@@ -70,6 +70,9 @@ impl Value {
     pub const REQUEST: u8 = 16;
     /// A parameter as the function received it (read by its name, not assigned since).
     pub const PARAM: u8 = 32;
+    /// The count of a conditional update that claims its rows (`filter(sent=False)
+    /// .update(sent=True)`): nonzero only in the run that changed them.
+    pub const CLAIM: u8 = 64;
 
     /// The arguments of a request object.
     pub fn request(&self) -> Option<&CallArgs> {
