@@ -349,6 +349,9 @@ struct Sources {
     modules: Vec<String>,
     /// Classes passed to `config_from_object(Config)`.
     classes: Vec<String>,
+    /// No `config_from_object` was found: `CELERY_` is a guess, and Celery 3's names
+    /// (`BROKER_URL`) may be what the project uses.
+    guessed: bool,
 }
 
 impl Sources {
@@ -410,14 +413,18 @@ impl Sources {
         if sources.namespaces.is_empty() && sources.modules.is_empty() && sources.classes.is_empty()
         {
             sources.namespaces.push("CELERY_".to_string());
+            sources.guessed = true;
         }
         sources
     }
 
     /// The Celery name of a Django setting: `CELERY_TASK_ACKS_LATE` with namespace `CELERY_`,
-    /// or an old upper-case name (`BROKER_URL`, `CELERY_ACKS_LATE`).
+    /// or an old upper-case name (`BROKER_URL`, `CELERY_ACKS_LATE`). Celery reads only the
+    /// new names under a namespace: with `namespace="CELERY"`, a `BROKER_URL` left over from
+    /// Celery 3 is ignored, so the old names count only without one (or when nothing says).
     fn django_name(&self, project: &Project, name: &str) -> Option<String> {
-        if let Some(old) = project.catalog.celery_settings.old_names.get(name) {
+        let old_names_read = self.guessed || self.namespaces.iter().any(String::is_empty);
+        if old_names_read && let Some(old) = project.catalog.celery_settings.old_names.get(name) {
             return Some(old.clone());
         }
         self.namespaces
