@@ -318,7 +318,7 @@ fn delivery(project: &Project, view: &TaskView, lang: Lang) -> Delivery {
         match settings
             .broker_url
             .as_ref()
-            .map(crate::settings::Setting::as_str)
+            .map(crate::settings::Setting::str_start)
         {
             Some(Some(url)) => {
                 let scheme = url.split("://").next().unwrap_or(url);

@@ -30,6 +30,11 @@ impl Setting {
     pub fn as_str(&self) -> Option<&str> {
         self.value.as_ref()?.as_str()
     }
+
+    /// The written start of a string setting ([`Value::str_start`]).
+    pub fn str_start(&self) -> Option<&str> {
+        self.value.as_ref()?.str_start()
+    }
 }
 
 /// The settings the rules read, by their Celery 4+ names.
@@ -106,8 +111,10 @@ impl CelerySettings {
     /// The broker's visibility timeout in seconds, when the broker redelivers after one and
     /// both are known: the configured one, or the broker's default.
     pub fn visibility_timeout(&self, project: &Project) -> Option<i64> {
-        let url = self.broker_url.as_ref()?.as_str()?;
-        let scheme = url.split("://").next()?.to_ascii_lowercase();
+        // `f"redis://{host}:6379/0"` says the scheme as well as a literal does.
+        let url = self.broker_url.as_ref()?.str_start()?;
+        let (scheme, _) = url.split_once("://")?;
+        let scheme = scheme.to_ascii_lowercase();
         let default = *project
             .catalog
             .celery_settings

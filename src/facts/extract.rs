@@ -1507,6 +1507,17 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::Call(call) => self.call(call, block),
             Expr::FString(fstring) => {
                 let mut value = Value::default();
+                // The literal text before the first interpolation: `f"redis://{host}"`.
+                let mut start = String::new();
+                for element in fstring.value.elements() {
+                    match element {
+                        InterpolatedStringElement::Literal(literal) => start.push_str(literal),
+                        InterpolatedStringElement::Interpolation(_) => break,
+                    }
+                }
+                if !start.is_empty() && start.len() <= MAX_PREFIX {
+                    value.lit = Lit::Prefix(start.into());
+                }
                 for element in fstring.value.elements() {
                     if let InterpolatedStringElement::Interpolation(interp) = element {
                         let inner = self.expr(&interp.expression, block);
@@ -1531,6 +1542,11 @@ impl<'e, 'c> Walker<'e, 'c> {
                     (&left.lit, &right.lit, bin.op)
                 {
                     value.lit = Lit::Str(format!("{a}{b}").into());
+                } else if let (Lit::Str(a) | Lit::Prefix(a), Operator::Add) = (&left.lit, bin.op)
+                    && a.len() <= MAX_PREFIX
+                {
+                    // `"redis://" + host`: only the start is known.
+                    value.lit = Lit::Prefix(a.clone());
                 } else if let Some(op) = arith_op(bin.op)
                     && is_arith_operand(&left)
                     && is_arith_operand(&right)
@@ -2603,6 +2619,9 @@ fn state_field(fields: Vec<&str>) -> Option<&str> {
         !matches!(*field, "pk" | "id") && !field.ends_with("_id") && !field.ends_with("_pk")
     })
 }
+
+/// The longest written start of a string kept as [`Lit::Prefix`]: a URL's scheme and host.
+const MAX_PREFIX: usize = 64;
 
 /// The exceptions an optional import raises (Python's own).
 const IMPORT_ERRORS: [&str; 2] = ["ImportError", "ModuleNotFoundError"];

@@ -93,6 +93,15 @@ impl Value {
         }
     }
 
+    /// How the string starts: all of it when it is a literal, or the written start of an
+    /// f-string or concatenation ([`Lit::Prefix`]).
+    pub fn str_start(&self) -> Option<&str> {
+        match &self.lit {
+            Lit::Str(s) | Lit::Prefix(s) => Some(s),
+            _ => None,
+        }
+    }
+
     /// The value as a whole number: an integer, or a float rounded down (durations are
     /// written `1.5 * 3600` as often as `5400`).
     pub fn as_int(&self) -> Option<i64> {
@@ -164,6 +173,9 @@ pub enum Lit {
     /// Arithmetic on module constants the module imports (`3 * HOUR`): evaluated by the
     /// project, which sees the other modules ([`crate::project::Project::constant`]).
     Arith(Box<Arith>),
+    /// A string of which only the start is written: `f"redis://{host}:6379/0"`,
+    /// `"redis://" + host`. Enough for a URL's scheme.
+    Prefix(Box<str>),
 }
 
 /// `left op right`, where a side is a number, a constant's name or another such operation.
