@@ -468,6 +468,12 @@ impl<'e, 'c> Walker<'e, 'c> {
             // `Optional[X]`, `X | None`: the class is what matters.
             Expr::Subscript(sub) => self.annotation_path(&sub.slice),
             Expr::BinOp(bin) => self.annotation_path(&bin.left),
+            // `Annotated[X, Depends(...)]`, `Union[X, None]`: the first class named.
+            Expr::Tuple(tuple) => tuple
+                .elts
+                .iter()
+                .find(|elt| !elt.is_none_literal_expr())
+                .and_then(|elt| self.annotation_path(elt)),
             // A forward reference (`ledger: "Ledger"`) names what the name would: its head is
             // resolved as a name read here (an import, a class of the module).
             Expr::StringLiteral(s) => {
