@@ -2355,7 +2355,7 @@ fn event_range(event: &crate::facts::Event) -> Option<TextRange> {
 /// `target`: the guard's block, or a block it always runs through (`with`, `try`), contains the
 /// target. A conditional block (a branch, a loop body, a handler) ends the walk: past it, some
 /// path skips the guard. A `continue` guard stops at its loop, so it covers that body only.
-fn guard_covers(function: &Function, guard_block: u32, target: u32) -> bool {
+pub(crate) fn guard_covers(function: &Function, guard_block: u32, target: u32) -> bool {
     let mut block = guard_block;
     loop {
         if function.block_within(target, block) {

@@ -140,7 +140,9 @@ fn claimed_before(project: &crate::project::Project, task: &TaskView, effect: us
                 }
                 None => !function.exclusive(block, target),
             };
-            !function.exclusive(guard.block, target)
+            // The guard must stand over the effect: `if not x.sms_sent:` guards its own body,
+            // not the next step's effect after it.
+            crate::project::guard_covers(function, guard.block, target)
                 && (g + 1..effect).any(|w| {
                     let event = &function.events()[w];
                     in_tx(event.block)
