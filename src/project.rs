@@ -1490,6 +1490,12 @@ impl<'a> Project<'a> {
 
     fn enqueue(&self, call: &CallSite, canonical: &QPath, caller: FuncId) -> Option<CallClass> {
         let method = call.method.as_str();
+        // `chord(header)(callback)`: the call of what `chord(...)` returned (no method name).
+        if method.is_empty() && self.catalog.enqueues_when_called(canonical) {
+            return Some(CallClass::Enqueue {
+                deferred_to_commit: false,
+            });
+        }
         if self.catalog.enqueues_on_commit(method) {
             return Some(CallClass::Enqueue {
                 deferred_to_commit: true,

@@ -370,6 +370,8 @@ pub struct Catalog {
     decorators: PatternSet<Framework>,
     task_classes: PatternSet<Framework>,
     enqueue_functions: PatternSet<()>,
+    /// Calls whose result enqueues when called (`chord(header)(callback)`).
+    enqueue_called: PatternSet<()>,
     rq_methods: Vec<RqMethod>,
     pub registry: Registry,
     pub locks: Vec<LockApi>,
@@ -1073,6 +1075,9 @@ struct RawFramework {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct RawEnqueue {
     functions: Vec<String>,
+    /// Calls whose result, called, enqueues: Celery's `chord(header)(callback)`.
+    #[serde(default)]
+    called: Vec<String>,
     rq_methods: Vec<RqMethod>,
 }
 
@@ -1181,6 +1186,10 @@ impl Catalog {
         for pattern in &raw.enqueue.functions {
             enqueue_functions.insert(pattern, ());
         }
+        let mut enqueue_called = PatternSet::default();
+        for pattern in &raw.enqueue.called {
+            enqueue_called.insert(pattern, ());
+        }
         let mut wrappers = PatternSet::default();
         for pattern in &raw.registry.wrappers {
             wrappers.insert(pattern, ());
@@ -1232,6 +1241,7 @@ impl Catalog {
             decorators,
             task_classes,
             enqueue_functions,
+            enqueue_called,
             rq_methods: raw.enqueue.rq_methods,
             registry,
             locks: raw
@@ -1583,6 +1593,11 @@ impl Catalog {
 
     pub fn is_enqueue_function(&self, path: &QPath) -> bool {
         self.enqueue_functions.find(path).is_some()
+    }
+
+    /// Whether calling the result of a call of `path` enqueues (`chord(header)(callback)`).
+    pub fn enqueues_when_called(&self, path: &QPath) -> bool {
+        self.enqueue_called.find(path).is_some()
     }
 
     /// Whether `path` is a lock API's call by its patterns alone (`redis.Redis().lock()`):

@@ -98,8 +98,17 @@ pub fn check_project(checker: &mut Checker) {
     }
 }
 
-/// The call as written: `send_receipt.delay`, `queue.enqueue`.
+/// The call as written: `send_receipt.delay`, `queue.enqueue`, `chord(...)(...)` for the call
+/// of a call's result.
 fn written_label(call: &crate::facts::CallSite) -> String {
+    if call.method.as_str().is_empty() {
+        let called = call
+            .path
+            .as_ref()
+            .and_then(crate::path::QPath::last_name)
+            .unwrap_or_default();
+        return format!("{called}(...)(...)");
+    }
     match &call.receiver.map(crate::path::Sym::as_str) {
         Some(receiver) => format!("{receiver}.{}", call.method.as_str()),
         None => call.method.as_str().to_string(),
