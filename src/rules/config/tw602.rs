@@ -9,8 +9,8 @@ use crate::rules::{Checker, TaskView, declare_rule};
 declare_rule! {
     /// ## What it does
     /// With a Redis or SQS broker, reports a time limit, a literal `countdown` of an
-    /// `apply_async` or `self.retry`, or a task's `default_retry_delay`/`retry_backoff_max`
-    /// longer than the broker's `visibility_timeout` (`broker_transport_options`; Redis
+    /// `apply_async` or `self.retry` (or in a task's `retry_kwargs`), or a task's
+    /// `default_retry_delay`/`retry_backoff_max` longer than the broker's `visibility_timeout` (`broker_transport_options`; Redis
     /// defaults to 3600 s, SQS to 1800 s). Values may be expressions of literals and module
     /// constants; when the broker or a value is only known at run time, nothing is reported.
     ///
@@ -111,6 +111,25 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
                     break;
                 }
             }
+        }
+        // `autoretry_for=..., retry_kwargs={"countdown": 7200}`: the retries it makes wait as
+        // `self.retry(countdown=7200)` does.
+        if let Some((file, options)) = task.task.options.get_in("retry_kwargs")
+            && let Some(countdown) = options.dict_get("countdown")
+            && let Some(seconds) = project.constant(countdown).and_then(|v| v.as_int())
+            && seconds > timeout
+        {
+            found.push((
+                file,
+                countdown.range,
+                tr!(
+                    lang,
+                    "tw602.countdown",
+                    seconds = seconds,
+                    method = "retry_kwargs",
+                    timeout = timeout
+                ),
+            ));
         }
     }
     // Literal countdowns of enqueues and retries, anywhere in the project.
