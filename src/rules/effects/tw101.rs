@@ -8,8 +8,9 @@ declare_rule! {
     /// ## What it does
     /// Reports a task that reaches an effect whose provider accepts an idempotency key — a
     /// payment, a keyed e-mail or HTTP API — and passes none (or passes `None`). Effects in a
-    /// lambda the task builds (`transaction.on_commit(lambda: ...)`) are reached too: they run
-    /// again on a second run.
+    /// lambda the task builds (`transaction.on_commit(lambda: ...)`), or in a function it hands
+    /// to `transaction.on_commit` (`on_commit(notify)`, `on_commit(partial(notify, pk))`), are
+    /// reached too: they run again on a second run.
     ///
     /// ## Why it matters on a second run
     /// The broker delivers at least once: a worker killed before the ack, a visibility timeout,

@@ -10,7 +10,9 @@ declare_rule! {
     /// ## What it does
     /// Reports `self.retry(args=..., kwargs=...)` or `task.retry(...)` with arguments that
     /// differ from the task's own parameters, and a task re-enqueueing itself with changed
-    /// arguments from an `except` handler (a hand-made retry).
+    /// arguments from an `except` handler (a hand-made retry): `apply_async`/`delay`,
+    /// Dramatiq's `send`, Huey's `schedule(args=...)` or a call of the Huey task itself, RQ's
+    /// `queue.enqueue(func, ...)`/`enqueue_call(func, args=...)`.
     ///
     /// ## Why it matters on a second run
     /// Keys computed from the arguments drift between attempts: the attempt that timed out but

@@ -7,7 +7,8 @@ use crate::rules::{Checker, declare_rule};
 declare_rule! {
     /// ## What it does
     /// Reports a task enqueued inside a database transaction: `.delay()`, `.apply_async()`,
-    /// `send_task`, RQ's `Queue.enqueue`, `.send()` of a Dramatiq actor, calling a Huey task.
+    /// `send_task`, RQ's `Queue.enqueue`, `.send()` of a Dramatiq actor, calling a Huey task,
+    /// calling a Celery canvas (`chord(header)(callback)`, `group(...)()`).
     ///
     /// ## Why it matters on a second run
     /// The message reaches the broker before the commit. A worker can pick it up at once and
