@@ -337,10 +337,10 @@ impl<'e, 'c> Walker<'e, 'c> {
         let catalog = self.ex.catalog;
         // A function calling itself by name keeps the arguments: calling a Huey task enqueues
         // it, and a retry that changes them is TW501's (`render(tile_id, attempt + 1)`).
-        let own = (!self.is_module).then(|| Sym::new(&self.ex.functions[self.func].name));
+        let own = (!self.is_module).then(|| self.ex.functions[self.func].name.as_str());
         for event in &mut self.events {
             if let EventKind::Call(call) = &mut event.kind {
-                if own.is_some_and(|own| call.method == own) {
+                if own.is_some_and(|own| call.method.as_str() == own) {
                     continue;
                 }
                 let filter = catalog.argument_filter(call);
@@ -1332,20 +1332,27 @@ impl<'e, 'c> Walker<'e, 'c> {
     /// `*_id`). Any other assignment to the name forgets it.
     fn note_row_state(&mut self, targets: &[Expr], value: &Expr) {
         let orm = &self.ex.catalog.orm;
+        // Most assignments are no row query, and most functions hold no row state to forget:
+        // names are interned only when one is.
+        let field = match unwalrus(value) {
+            Expr::Call(call) => match &*call.func {
+                Expr::Attribute(attr)
+                    if orm.row_methods.iter().any(|m| m == attr.attr.as_str()) =>
+                {
+                    state_field(queryset_fields(&attr.value, orm))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        if field.is_none() && self.row_states.is_empty() {
+            return;
+        }
         for target in targets {
             let Expr::Name(name) = target else { continue };
             let sym = Sym::new(name.id.as_str());
             self.row_states.retain(|(local, _)| *local != sym);
-            let Expr::Call(call) = unwalrus(value) else {
-                continue;
-            };
-            let Expr::Attribute(attr) = &*call.func else {
-                continue;
-            };
-            if !orm.row_methods.iter().any(|m| m == attr.attr.as_str()) {
-                continue;
-            }
-            if let Some(field) = state_field(queryset_fields(&attr.value, orm)) {
+            if let Some(field) = field {
                 self.row_states.push((sym, Sym::new(field)));
             }
         }
@@ -1513,16 +1520,13 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::Call(call) => self.call(call, block),
             Expr::FString(fstring) => {
                 let mut value = Value::default();
-                // The literal text before the first interpolation: `f"redis://{host}"`.
-                let mut start = String::new();
-                for element in fstring.value.elements() {
-                    match element {
-                        InterpolatedStringElement::Literal(literal) => start.push_str(literal),
-                        InterpolatedStringElement::Interpolation(_) => break,
-                    }
-                }
-                if !start.is_empty() && start.len() <= MAX_PREFIX {
-                    value.lit = Lit::Prefix(start.into());
+                // The literal text before the first interpolation, when it names a URL's
+                // scheme (`f"redis://{host}"`), the one thing read from it.
+                if let Some(InterpolatedStringElement::Literal(start)) =
+                    fstring.value.elements().next()
+                    && is_url_start(start)
+                {
+                    value.lit = Lit::Prefix((&**start).into());
                 }
                 for element in fstring.value.elements() {
                     if let InterpolatedStringElement::Interpolation(interp) = element {
@@ -1549,7 +1553,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 {
                     value.lit = Lit::Str(format!("{a}{b}").into());
                 } else if let (Lit::Str(a) | Lit::Prefix(a), Operator::Add) = (&left.lit, bin.op)
-                    && a.len() <= MAX_PREFIX
+                    && is_url_start(a)
                 {
                     // `"redis://" + host`: only the start is known.
                     value.lit = Lit::Prefix(a.clone());
@@ -2626,8 +2630,12 @@ fn state_field(fields: Vec<&str>) -> Option<&str> {
     })
 }
 
-/// The longest written start of a string kept as [`Lit::Prefix`]: a URL's scheme and host.
-const MAX_PREFIX: usize = 64;
+/// Whether the written start of a string is kept as [`Lit::Prefix`]: it names a URL's scheme
+/// (`redis://`), and is short. Other f-strings (log lines, keys) keep nothing: their starts
+/// would only cost memory.
+fn is_url_start(text: &str) -> bool {
+    text.len() <= 64 && text.contains("://")
+}
 
 /// The exceptions an optional import raises (Python's own).
 const IMPORT_ERRORS: [&str; 2] = ["ImportError", "ModuleNotFoundError"];
