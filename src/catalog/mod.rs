@@ -503,12 +503,24 @@ pub struct Orm {
     pub insert_methods: Names,
     pub delete_methods: Names,
     pub exists_methods: Names,
+    pub key_fields: Names,
     pub write_methods: Names,
     pub queryset_methods: Names,
     pub related_manager_writes: Names,
 }
 
 impl Orm {
+    /// Whether a field names a row rather than its state: a key field, or a relation by one
+    /// (`order_id`).
+    pub fn is_key_field(&self, field: &str) -> bool {
+        self.key_fields.0.iter().any(|key| {
+            field == key
+                || field
+                    .strip_suffix(key.as_str())
+                    .is_some_and(|rest| rest.ends_with('_'))
+        })
+    }
+
     /// Whether `path` goes through a model's manager (`Order.objects...`).
     pub fn through_manager(&self, path: &QPath) -> bool {
         self.managers.iter().any(|m| path.contains(m))

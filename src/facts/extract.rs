@@ -1196,12 +1196,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                         Expr::Attribute(attr)
                             if self.ex.catalog.orm.exists_methods.has(attr.attr.as_str()) =>
                         {
-                            state_field(queryset_fields(&attr.value, &self.ex.catalog.orm)).map(
-                                |field| GuardTest::StateNot {
-                                    field: Sym::new(field),
-                                    on_path: true,
-                                },
+                            state_field(
+                                queryset_fields(&attr.value, &self.ex.catalog.orm),
+                                &self.ex.catalog.orm,
                             )
+                            .map(|field| GuardTest::StateNot {
+                                field: Sym::new(field),
+                                on_path: true,
+                            })
                         }
                         _ => None,
                     },
@@ -1339,7 +1341,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 Expr::Attribute(attr)
                     if orm.row_methods.iter().any(|m| m == attr.attr.as_str()) =>
                 {
-                    state_field(queryset_fields(&attr.value, orm))
+                    state_field(queryset_fields(&attr.value, orm), orm)
                 }
                 _ => None,
             },
@@ -2622,12 +2624,10 @@ fn queryset_fields<'a>(mut expr: &'a Expr, orm: &crate::catalog::Orm) -> Vec<&'a
     fields
 }
 
-/// The first of a query's fields that is not a key (`pk`, `id`, `*_id`): the state it selects
-/// rows by.
-fn state_field(fields: Vec<&str>) -> Option<&str> {
-    fields.into_iter().find(|field| {
-        !matches!(*field, "pk" | "id") && !field.ends_with("_id") && !field.ends_with("_pk")
-    })
+/// The first of a query's fields that is not a key (`pk`, `id`, `order_id`): the state it
+/// selects rows by.
+fn state_field<'a>(fields: Vec<&'a str>, orm: &crate::catalog::Orm) -> Option<&'a str> {
+    fields.into_iter().find(|field| !orm.is_key_field(field))
 }
 
 /// Whether the written start of a string is kept as [`Lit::Prefix`]: it names a URL's scheme
