@@ -10,9 +10,10 @@ declare_rule! {
     /// ## What it does
     /// With a Redis or SQS broker, reports a time limit, a literal `countdown` of an
     /// `apply_async` or `self.retry` (or in a task's `retry_kwargs`), or a task's
-    /// `default_retry_delay`/`retry_backoff_max` longer than the broker's `visibility_timeout` (`broker_transport_options`; Redis
-    /// defaults to 3600 s, SQS to 1800 s). Values may be expressions of literals and module
-    /// constants; when the broker or a value is only known at run time, nothing is reported.
+    /// `default_retry_delay`/`retry_backoff_max` longer than the broker's `visibility_timeout`
+    /// (`broker_transport_options`; Redis defaults to 3600 s, SQS to 1800 s). Values may be
+    /// expressions of literals and module constants; when the broker or a value is only known
+    /// at run time, nothing is reported.
     ///
     /// ## Why it matters on a second run
     /// Redis and SQS hand an unacknowledged message to another worker once the visibility
