@@ -30,8 +30,13 @@ static NEXT: AtomicU32 = AtomicU32::new(0);
 /// different names do not wait on each other. Shared by all threads: a copy per thread would
 /// cost the whole table again for every core.
 const SHARDS: usize = 64;
-static TABLE: [RwLock<HashMap<&'static str, Sym>>; SHARDS] =
-    [const { RwLock::new(HashMap::with_hasher(rustc_hash::FxBuildHasher)) }; SHARDS];
+static TABLE: [Shard; SHARDS] =
+    [const { Shard(RwLock::new(HashMap::with_hasher(rustc_hash::FxBuildHasher))) }; SHARDS];
+
+/// A shard on cache lines of its own: taking a read lock writes to the lock, and shards that
+/// shared a line made threads reading different shards wait on each other's writes.
+#[repr(align(128))]
+struct Shard(RwLock<HashMap<&'static str, Sym>>);
 
 /// Slots of the small per-thread cache in front of [`TABLE`].
 const RECENT_SLOTS: usize = 4096;
@@ -131,7 +136,7 @@ fn lookup(name: &str) -> (&'static str, Sym) {
     if let Some(found) = recent.filter(|(text, _)| same_text(text, name)) {
         return found;
     }
-    let found = lookup_shared(name, &TABLE[(hash >> 32) % SHARDS]);
+    let found = lookup_shared(name, &TABLE[(hash >> 32) % SHARDS].0);
     RECENT.with(|recent| recent[slot].set(Some(found)));
     found
 }
