@@ -539,7 +539,12 @@ impl<'e, 'c> Walker<'e, 'c> {
                 self.expr(&expr.value, block);
             }
             Stmt::Assign(assign) => {
-                let value = self.expr(&assign.value, block);
+                let mut value = self.expr(&assign.value, block);
+                if let [Expr::Name(target)] = &assign.targets[..]
+                    && self.updates_parameter(target.id.as_str(), &assign.value)
+                {
+                    value.flags |= Value::UPDATED;
+                }
                 for target in &assign.targets {
                     self.bind(target, &value, block);
                 }
@@ -574,6 +579,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                     Expr::Name(name) => {
                         let previous = self.lookup_local(name.id.as_str());
                         let mut merged = previous.unwrap_or_default();
+                        // `amount -= fee`: no longer the parameter as received.
+                        if merged.flags & (Value::PARAM | Value::UPDATED) != 0 {
+                            merged.flags = (merged.flags & !Value::PARAM) | Value::UPDATED;
+                        }
                         merge_taint(&mut merged.taint, &value.taint);
                         // `n += 1` on a known integer stays an integer (else unknown).
                         merged.lit = match (&merged.lit, &value.lit) {
@@ -1135,6 +1144,21 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             _ => {}
         }
+    }
+
+    /// Whether `name = value` computes a parameter (or a value already updated from one) from
+    /// itself: arithmetic on it (`amount - fee`) or a slice of it (`items[1:]`).
+    fn updates_parameter(&self, name: &str, value: &Expr) -> bool {
+        let reads_itself = |expr: &Expr| matches!(expr, Expr::Name(n) if n.id.as_str() == name);
+        let derived = match value {
+            Expr::BinOp(bin) => reads_itself(&bin.left) || reads_itself(&bin.right),
+            Expr::Subscript(sub) => sub.slice.is_slice_expr() && reads_itself(&sub.value),
+            _ => false,
+        };
+        derived
+            && self
+                .local_ref(name, Sym::new(name))
+                .is_some_and(|v| v.flags & (Value::PARAM | Value::UPDATED) != 0)
     }
 
     fn set_local(&mut self, name: &str, mut value: Value) {

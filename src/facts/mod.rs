@@ -73,6 +73,10 @@ impl Value {
     /// The count of a conditional update that claims its rows (`filter(sent=False)
     /// .update(sent=True)`): nonzero only in the run that changed them.
     pub const CLAIM: u8 = 64;
+    /// A parameter updated from its own value since the function received it (`amount =
+    /// amount - fee`, `attempt += 1`, `items = items[1:]`): each run that does it moves the
+    /// value on again, unlike a default filled in (`currency = currency or "EUR"`).
+    pub const UPDATED: u8 = 128;
 
     /// The arguments of a request object.
     pub fn request(&self) -> Option<&CallArgs> {

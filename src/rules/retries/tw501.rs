@@ -12,7 +12,10 @@ declare_rule! {
     /// differ from the task's own parameters, and a task re-enqueueing itself with changed
     /// arguments from an `except` handler (a hand-made retry): `apply_async`/`delay`,
     /// Dramatiq's `send`, Huey's `schedule(args=...)` or a call of the Huey task itself, RQ's
-    /// `queue.enqueue(func, ...)`/`enqueue_call(func, args=...)`.
+    /// `queue.enqueue(func, ...)`/`enqueue_call(func, args=...)`. A parameter updated from
+    /// itself before the call (`amount = amount - fee`, `attempt += 1`, `rows = rows[100:]`)
+    /// is a changed argument under its old name; a default filled in (`currency or "EUR"`)
+    /// is not, since every run fills in the same.
     ///
     /// ## Why it matters on a second run
     /// Keys computed from the arguments drift between attempts: the attempt that timed out but
@@ -259,10 +262,14 @@ fn new_value(lang: Lang, name: Option<&str>) -> String {
     )
 }
 
-/// Whether `value` is just the parameter `expected`, read unchanged.
+/// Whether `value` is just the parameter `expected`, read by its name and not updated from
+/// itself since (`amount = amount - fee` before the retry is a new value under the old name;
+/// a default filled in is not: the next run fills in the same).
 fn is_plain_name(value: &Value, expected: Option<&str>) -> bool {
     let (Some(name), Some(expected)) = (value.name, expected) else {
         return false;
     };
-    name == expected && value.path.as_ref().is_none_or(|p| p.0.len() == 1)
+    name == expected
+        && value.flags & Value::UPDATED == 0
+        && value.path.as_ref().is_none_or(|p| p.0.len() == 1)
 }
