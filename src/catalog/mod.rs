@@ -581,6 +581,7 @@ struct RawWrites {
     counter_receiver_words: Vec<String>,
     open_functions: Vec<String>,
     sql_methods: Vec<String>,
+    sql_text: Vec<String>,
     idempotent_insert: Vec<String>,
     bulk_idempotent: Vec<String>,
 }
@@ -594,6 +595,7 @@ pub struct Writes {
     pub counter_receiver_words: Vec<String>,
     open_functions: PatternSet<()>,
     pub sql_methods: Vec<String>,
+    sql_text: PatternSet<()>,
     pub idempotent_insert: Vec<String>,
     pub bulk_idempotent: Vec<String>,
 }
@@ -615,6 +617,11 @@ impl Writes {
 
     pub fn is_open(&self, path: &QPath) -> bool {
         self.open_functions.find(path).is_some()
+    }
+
+    /// Whether a call of `path` is its first argument as a statement (`text("INSERT ...")`).
+    pub fn is_sql_text(&self, path: &QPath) -> bool {
+        self.sql_text.find(path).is_some()
     }
 }
 
@@ -1300,6 +1307,7 @@ impl Catalog {
                 counter_receiver_words: raw.writes.counter_receiver_words,
                 open_functions: pattern_set(&raw.writes.open_functions),
                 sql_methods: raw.writes.sql_methods,
+                sql_text: pattern_set(&raw.writes.sql_text),
                 idempotent_insert: raw.writes.idempotent_insert,
                 bulk_idempotent: raw.writes.bulk_idempotent,
             },

@@ -2088,6 +2088,12 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .collect(),
             );
         }
+        // `text("INSERT ...")`: the statement, as `execute` will run it.
+        if let (Some(path), Some(Lit::Str(sql))) = (&path, args.first().map(|a| &a.lit))
+            && self.ex.catalog.writes.is_sql_text(path)
+        {
+            value.lit = Lit::Str(sql.clone());
+        }
         merge_taint(&mut value.taint, &func.taint);
         for arg in &args {
             merge_taint(&mut value.taint, &arg.taint);

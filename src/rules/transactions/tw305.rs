@@ -11,7 +11,8 @@ declare_rule! {
     /// `Model.objects.create(...)` where no unique constraint covers the given fields,
     /// `bulk_create` without `ignore_conflicts`/`update_conflicts`, Redis
     /// `incr`/`hincrby`/`lpush`/`rpush`/`xadd`, `cache.incr`, a raw SQL `INSERT` without
-    /// `ON CONFLICT`, and `open(..., "a")`.
+    /// `ON CONFLICT` (a string, or wrapped as SQLAlchemy's `text(...)` or psycopg's
+    /// `sql.SQL(...)`), and `open(..., "a")`.
     ///
     /// ## Why it matters on a second run
     /// Each delivery adds again: the balance is credited twice, the stock drops twice, the
