@@ -44,6 +44,7 @@ static NO_EFFECT: Effect = Effect {
     sink: None,
     random_default: false,
     key: KeyStatus::Unknown,
+    key_func: None,
 };
 
 /// Stands for the transaction of a function decorated `@transaction.atomic`.
@@ -124,6 +125,9 @@ pub struct Effect {
     pub sink: Option<u32>,
     pub random_default: bool,
     pub key: KeyStatus,
+    /// The function the key is written in when it is not the one making the call: a helper
+    /// that returns the headers (`headers=partner_headers(token)`).
+    pub key_func: Option<FuncId>,
 }
 
 impl Effect {
@@ -1472,7 +1476,8 @@ impl<'a> Project<'a> {
             return enqueue;
         }
         if let Some((index, sink)) = self.catalog.sink(&canonical) {
-            return match self.sink_effect(u32::try_from(index).unwrap_or(u32::MAX), sink, call) {
+            let index = u32::try_from(index).unwrap_or(u32::MAX);
+            return match self.sink_effect(index, sink, call, caller) {
                 Some(effect) => CallClass::Effect(effect),
                 None => CallClass::Other,
             };
@@ -1581,7 +1586,13 @@ impl<'a> Project<'a> {
         })
     }
 
-    fn sink_effect(&self, index: u32, sink: &Sink, call: &CallSite) -> Option<Effect> {
+    fn sink_effect(
+        &self,
+        index: u32,
+        sink: &Sink,
+        call: &CallSite,
+        caller: FuncId,
+    ) -> Option<Effect> {
         if let Some(method) = &sink.method {
             let value = match (&method.keyword, method.position) {
                 (Some(k), Some(p)) => call.arg(p, k),
@@ -1594,16 +1605,53 @@ impl<'a> Project<'a> {
                 return None;
             }
         }
+        let mut key_func = None;
         let key = match &sink.key {
             None => KeyStatus::Unsupported,
-            Some(spec) => key_status(spec, call),
+            Some(spec) => match key_status(spec, call) {
+                // `headers=partner_headers(token)`: the key headers the helper returns.
+                KeyStatus::Unknown => {
+                    let returned = call
+                        .keyword("headers")
+                        .and_then(|headers| self.returned_headers(headers, caller))
+                        .and_then(|(helper, headers)| Some((helper, header_key(spec, headers)?)));
+                    match returned {
+                        Some((helper, mut key)) => {
+                            key_func = Some(helper);
+                            // A parameter of the helper's, not of the function making the call.
+                            if let KeyStatus::Present(value) = &mut key {
+                                value.flags &= !Value::PARAM;
+                            }
+                            key
+                        }
+                        None => KeyStatus::Unknown,
+                    }
+                }
+                status => status,
+            },
         };
         Some(Effect {
             kind: sink.kind,
             sink: Some(index),
             random_default: sink.random_default,
             key,
+            key_func,
         })
+    }
+
+    /// The headers a project helper returns, when the call's `headers=` is its result
+    /// (`headers=partner_headers(token)`) and it returns one dict with key headers.
+    fn returned_headers(&self, headers: &Value, caller: FuncId) -> Option<(FuncId, &Value)> {
+        let path = headers.path.as_ref().filter(|p| p.is_call())?;
+        let canonical = self.canonical(&self.with_self(path, caller)).into_owned();
+        let helper = self.resolve_function(&canonical, Some(caller))?;
+        let mut dicts = self
+            .function(helper)?
+            .returns()
+            .iter()
+            .filter(|value| value.dict().is_some());
+        let only = dicts.next()?;
+        dicts.next().is_none().then_some((helper, only))
     }
 
     fn heuristic_effect(&self, call: &CallSite, canonical: &QPath) -> Option<Effect> {
@@ -1673,6 +1721,7 @@ impl<'a> Project<'a> {
             sink: None,
             random_default: false,
             key,
+            key_func: None,
         })
     }
 
@@ -2492,21 +2541,9 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
     // `headers=None` sends no headers.
     if !spec.header.is_empty()
         && let Some(headers) = headers.filter(|h| !h.is_none())
+        && let Some(key) = header_key(spec, headers)
     {
-        let Some(items) = headers.dict() else {
-            return KeyStatus::Unknown;
-        };
-        for (name, value) in items {
-            let Some(name) = name else {
-                return KeyStatus::Unknown;
-            };
-            let lower = name.to_ascii_lowercase();
-            if spec.header.iter().any(|h| h.eq_ignore_ascii_case(name))
-                || lower.contains("idempoten")
-            {
-                return present(value);
-            }
-        }
+        return key;
     }
     if let Some(field) = &spec.field {
         for value in call
@@ -2535,6 +2572,27 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
     }
     // Positional keys: a call with fewer arguments simply lacks it.
     KeyStatus::Missing
+}
+
+/// The key in a headers dict, if it holds one; `Unknown` when the dict cannot be read
+/// whole (not a display, or an entry under a computed name).
+fn header_key(spec: &KeySpec, headers: &Value) -> Option<KeyStatus> {
+    let Some(items) = headers.dict() else {
+        return Some(KeyStatus::Unknown);
+    };
+    for (name, value) in items {
+        let Some(name) = name else {
+            return Some(KeyStatus::Unknown);
+        };
+        if spec.is_key_header(name) {
+            return Some(if value.is_none() {
+                KeyStatus::Missing
+            } else {
+                KeyStatus::Present(Box::new(value.clone()))
+            });
+        }
+    }
+    None
 }
 
 /// The field in a dict, or in the dicts it holds, or in every item of a sequence of them

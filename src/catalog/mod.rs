@@ -179,6 +179,10 @@ pub struct KeySpec {
     pub field: Option<String>,
 }
 
+fn is_idempotency_header(name: &str) -> bool {
+    name.to_ascii_lowercase().contains("idempoten")
+}
+
 fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
@@ -193,6 +197,12 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<
 }
 
 impl KeySpec {
+    /// Whether `name` is a header that carries this sink's key: one the catalog names, or any
+    /// `*Idempotency*` header.
+    pub fn is_key_header(&self, name: &str) -> bool {
+        self.header.iter().any(|h| h.eq_ignore_ascii_case(name)) || is_idempotency_header(name)
+    }
+
     /// How to pass the key, with an example value: for the `help:` line.
     pub fn example(&self, lang: Lang, key: &str) -> String {
         if let Some(keyword) = &self.keyword {
@@ -353,6 +363,8 @@ pub struct FrameworkSpec {
 #[derive(Debug)]
 pub struct Catalog {
     pub sinks: Vec<Sink>,
+    /// Every header a sink takes its key in.
+    key_headers: Vec<String>,
     effects: PatternSet<usize>,
     pub heuristics: Heuristics,
     nondeterministic: PatternSet<()>,
@@ -1235,8 +1247,16 @@ impl Catalog {
             every_argument |= literal.is_empty();
             wildcard_names.extend(literal);
         }
+        let mut key_headers: Vec<String> = sinks
+            .iter()
+            .filter_map(|sink| sink.key.as_ref())
+            .flat_map(|key| key.header.iter().map(|h| h.to_ascii_lowercase()))
+            .collect();
+        key_headers.sort_unstable();
+        key_headers.dedup();
         Catalog {
             sinks,
+            key_headers,
             effects,
             heuristics: Heuristics {
                 known_libraries: h.known_libraries,
@@ -1560,6 +1580,12 @@ impl Catalog {
     /// `F("x")`: an expression that reads the stored value.
     pub fn is_stored_value(&self, path: &QPath) -> bool {
         self.writes.stored_values.find(path).is_some()
+    }
+
+    /// Whether `name` is a header some sink takes its key in (a helper that returns headers
+    /// keeps those entries).
+    pub fn is_key_header(&self, name: &str) -> bool {
+        self.key_headers.iter().any(|h| h.eq_ignore_ascii_case(name)) || is_idempotency_header(name)
     }
 
     pub fn is_nondeterministic(&self, path: &QPath) -> bool {

@@ -15,7 +15,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 use super::{
     Arith, ArithOp, AttrAssign, Block, BlockKind, Body, CallArgs, CallSite, Class, Decorator,
-    Dropped, Event, EventKind, Exit, Function, FunctionBody, Guard, GuardTest, Lit, ModuleFacts,
+    DictItem, Dropped, Event, EventKind, Exit, Function, FunctionBody, Guard, GuardTest, Lit, ModuleFacts,
     Param, ParamDefault, ParamKind, SmallMap, Taint, Value,
 };
 use crate::catalog::{Binder, CallRole, Catalog, Orm};
@@ -348,16 +348,31 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
         // What is returned matters by its path and taint only (summaries, returned types): a
-        // returned display (`return {"status": ...}`) is not kept whole.
+        // returned display (`return {"status": ...}`) is not kept whole, except the key
+        // headers of a dict (a helper that builds a sink's `headers=`).
         let returns = self
             .returns
             .into_iter()
-            .filter(|value| value.path.is_some() || !value.taint.is_empty())
-            .map(|value| Value {
-                range: value.range,
-                path: value.path,
-                taint: value.taint,
-                ..Value::default()
+            .filter_map(|value| {
+                let key_headers: Vec<DictItem> = value
+                    .dict()
+                    .unwrap_or_default()
+                    .iter()
+                    .filter(|(name, _)| name.is_some_and(|n| catalog.is_key_header(&n)))
+                    .cloned()
+                    .collect();
+                (value.path.is_some() || !value.taint.is_empty() || !key_headers.is_empty())
+                    .then(|| Value {
+                        range: value.range,
+                        path: value.path,
+                        taint: value.taint,
+                        lit: if key_headers.is_empty() {
+                            Lit::Other
+                        } else {
+                            Lit::Dict(key_headers)
+                        },
+                        ..Value::default()
+                    })
             })
             .collect();
         let mut body = FunctionBody {

@@ -133,7 +133,10 @@ impl<'a> TaskView<'a> {
                 let effect = project.effect(&reached);
                 let (key, key_func) = match passed_in(project, &hops, effect) {
                     Some((key, func)) => (Cow::Owned(key), func),
-                    None => (Cow::Borrowed(&effect.key), reached.origin.func),
+                    None => (
+                        Cow::Borrowed(&effect.key),
+                        effect.key_func.unwrap_or(reached.origin.func),
+                    ),
                 };
                 effects.push(EffectAt {
                     index,

@@ -11,9 +11,10 @@ declare_rule! {
     /// Reports a nondeterministic source (`uuid4()`, `time.time()`, `datetime.now()`,
     /// `random`, `secrets`) inside a task whose value flows into an idempotency key, a lock name
     /// or a de-duplication key — through assignments, f-strings, `str()`, `format`, `%`, `+`,
-    /// `join`, `hashlib` digests or a project helper that returns it. A helper that takes the
-    /// key as a parameter and passes it to the effect it calls uses what the task passes. The
-    /// report is at the source call (in the helper when a helper makes the key).
+    /// `join`, `hashlib` digests or a project helper that returns it, or returns the headers
+    /// that carry it (`headers=partner_headers(token)`). A helper that takes the key as a
+    /// parameter and passes it to the effect it calls uses what the task passes. The report is
+    /// at the source call (in the helper when a helper makes the key).
     ///
     /// ## Why it matters on a second run
     /// The second run computes a different key, so the provider, the lock or the de-duplication
