@@ -1611,10 +1611,13 @@ impl<'a> Project<'a> {
             Some(spec) => match key_status(spec, call) {
                 // `headers=partner_headers(token)`: the key headers the helper returns.
                 KeyStatus::Unknown => {
+                    // The helper's dict holds no key header and nothing unknown: no key.
                     let returned = call
                         .keyword("headers")
                         .and_then(|headers| self.returned_headers(headers, caller))
-                        .and_then(|(helper, headers)| Some((helper, header_key(spec, headers)?)));
+                        .map(|(helper, headers)| {
+                            (helper, header_key(spec, headers).unwrap_or(KeyStatus::Missing))
+                        });
                     match returned {
                         Some((helper, mut key)) => {
                             key_func = Some(helper);
@@ -1642,6 +1645,10 @@ impl<'a> Project<'a> {
     /// The headers a project helper returns, when the call's `headers=` is its result
     /// (`headers=partner_headers(token)`) and it returns one dict with key headers.
     fn returned_headers(&self, headers: &Value, caller: FuncId) -> Option<(FuncId, &Value)> {
+        // Not a dict changed after the call (`h = auth_headers(t); h["X-Key"] = k`).
+        if headers.dict().is_some() {
+            return None;
+        }
         let path = headers.path.as_ref().filter(|p| p.is_call())?;
         let canonical = self.canonical(&self.with_self(path, caller)).into_owned();
         let helper = self.resolve_function(&canonical, Some(caller))?;
@@ -2574,25 +2581,26 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
     KeyStatus::Missing
 }
 
-/// The key in a headers dict, if it holds one; `Unknown` when the dict cannot be read
-/// whole (not a display, or an entry under a computed name).
+/// The key in a headers dict, if it holds one; `Unknown` when it may hold one the facts do
+/// not show (not a display, an entry under a computed name, `**other`).
 fn header_key(spec: &KeySpec, headers: &Value) -> Option<KeyStatus> {
     let Some(items) = headers.dict() else {
         return Some(KeyStatus::Unknown);
     };
-    for (name, value) in items {
-        let Some(name) = name else {
-            return Some(KeyStatus::Unknown);
-        };
-        if spec.is_key_header(name) {
-            return Some(if value.is_none() {
-                KeyStatus::Missing
-            } else {
-                KeyStatus::Present(Box::new(value.clone()))
-            });
-        }
+    if let Some((_, value)) = items
+        .iter()
+        .find(|(name, _)| name.is_some_and(|n| spec.is_key_header(&n)))
+    {
+        return Some(if value.is_none() {
+            KeyStatus::Missing
+        } else {
+            KeyStatus::Present(Box::new(value.clone()))
+        });
     }
-    None
+    items
+        .iter()
+        .any(|(name, _)| name.is_none())
+        .then_some(KeyStatus::Unknown)
 }
 
 /// The field in a dict, or in the dicts it holds, or in every item of a sequence of them

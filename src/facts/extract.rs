@@ -354,25 +354,16 @@ impl<'e, 'c> Walker<'e, 'c> {
             .returns
             .into_iter()
             .filter_map(|value| {
-                let key_headers: Vec<DictItem> = value
-                    .dict()
-                    .unwrap_or_default()
-                    .iter()
-                    .filter(|(name, _)| name.is_some_and(|n| catalog.is_key_header(&n)))
-                    .cloned()
-                    .collect();
-                (value.path.is_some() || !value.taint.is_empty() || !key_headers.is_empty())
-                    .then(|| Value {
+                let headers = value.dict().map(|items| key_headers(items, catalog));
+                (value.path.is_some() || !value.taint.is_empty() || headers.is_some()).then(
+                    || Value {
                         range: value.range,
                         path: value.path,
                         taint: value.taint,
-                        lit: if key_headers.is_empty() {
-                            Lit::Other
-                        } else {
-                            Lit::Dict(key_headers)
-                        },
+                        lit: headers.map_or(Lit::Other, Lit::Dict),
                         ..Value::default()
-                    })
+                    },
+                )
             })
             .collect();
         let mut body = FunctionBody {
@@ -552,6 +543,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             Stmt::Expr(expr) if expr.value.is_string_literal_expr() => {}
             Stmt::Expr(expr) => {
                 self.expr(&expr.value, block);
+                self.dict_update(&expr.value);
             }
             Stmt::Assign(assign) => {
                 let mut value = self.expr(&assign.value, block);
@@ -1109,6 +1101,11 @@ impl<'e, 'c> Walker<'e, 'c> {
             // `headers["Idempotency-Key"] = key`: an entry of a dict the function built.
             Expr::Subscript(sub) => {
                 let Expr::StringLiteral(key) = &*sub.slice else {
+                    // `headers[KEY_HEADER] = key`: an entry under a name not known here.
+                    if let Expr::Name(local) = &*sub.value {
+                        let key = self.pure(&sub.slice).as_str().map(Sym::new);
+                        self.set_entry(local.id.as_str(), key, value);
+                    }
                     return;
                 };
                 // `app.conf.broker_transport_options["visibility_timeout"] = 7200`: an entry of
@@ -1134,28 +1131,74 @@ impl<'e, 'c> Walker<'e, 'c> {
                     );
                     return;
                 }
-                let Expr::Name(name) = &*sub.value else {
-                    return;
-                };
-                let local = if self.is_module {
-                    self.ex.module_vars.get_mut(name.id.as_str())
-                } else {
-                    self.locals.get_mut(&Sym::new(name.id.as_str()))
-                };
-                let Some(Value {
-                    lit: Lit::Dict(items),
-                    ..
-                }) = local
-                else {
-                    return;
-                };
-                let key = Sym::new(key.value.to_str());
-                let mut value = value.clone();
-                value.name = None;
-                match items.iter_mut().find(|(k, _)| *k == Some(key)) {
-                    Some(entry) => entry.1 = value,
-                    None => items.push((Some(key), value)),
+                if let Expr::Name(name) = &*sub.value {
+                    let key = Sym::new(key.value.to_str());
+                    self.set_entry(name.id.as_str(), Some(key), value);
                 }
+            }
+            _ => {}
+        }
+    }
+
+    /// `headers.update({"Idempotency-Key": key})`, `headers.update(other)`: the entries join
+    /// a dict the function holds (Python's `dict.update`).
+    fn dict_update(&mut self, expr: &Expr) {
+        let Expr::Call(call) = expr else { return };
+        let Expr::Attribute(attr) = &*call.func else {
+            return;
+        };
+        let Expr::Name(local) = &*attr.value else {
+            return;
+        };
+        if attr.attr.as_str() != "update" || self.is_module {
+            return;
+        }
+        // Read again only for a dict held, or a display that may set a key header on
+        // another local (`headers = auth_headers(); headers.update({...})`).
+        let holds_dict = self
+            .locals
+            .get(&Sym::new(local.id.as_str()))
+            .is_some_and(|held| held.dict().is_some());
+        let mut entries: Vec<DictItem> = match &call.arguments.args[..] {
+            [] => Vec::new(),
+            [other @ Expr::Dict(_)] => self.pure(other).dict().unwrap_or_default().to_vec(),
+            [_] if holds_dict => vec![(None, Value::default())],
+            _ => return,
+        };
+        if holds_dict {
+            for keyword in &call.arguments.keywords {
+                let key = keyword.arg.as_ref().map(|arg| Sym::new(arg.as_str()));
+                let value = self.pure(&keyword.value);
+                entries.push((key, value));
+            }
+        }
+        for (key, value) in entries {
+            self.set_entry(local.id.as_str(), key, &value);
+        }
+    }
+
+    /// `local[key] = value` on a dict the function holds (`key` is `None` when computed). A
+    /// key header set on any other local (the headers a helper returned) makes it a dict of
+    /// that entry and others not known.
+    fn set_entry(&mut self, local: &str, key: Option<Sym>, value: &Value) {
+        let catalog = self.ex.catalog;
+        let held = if self.is_module {
+            self.ex.module_vars.get_mut(local)
+        } else {
+            self.locals.get_mut(&Sym::new(local))
+        };
+        let Some(held) = held else {
+            return;
+        };
+        let mut value = value.clone();
+        value.name = None;
+        match &mut held.lit {
+            Lit::Dict(items) => match items.iter_mut().find(|(k, _)| key.is_some() && *k == key) {
+                Some(entry) => entry.1 = value,
+                None => items.push((key, value)),
+            },
+            lit if key.is_some_and(|k| catalog.is_key_header(&k)) => {
+                *lit = Lit::Dict(vec![(key, value), (None, Value::default())]);
             }
             _ => {}
         }
@@ -2491,6 +2534,20 @@ fn exits(suite: &[Stmt]) -> Option<Exit> {
         Stmt::Continue(_) => Some(Exit::Continue),
         _ => None,
     }
+}
+
+/// What a returned dict keeps: its key-header entries (a helper that builds a sink's
+/// `headers=`), and one entry without a name when others were not known (`**base`).
+fn key_headers(items: &[DictItem], catalog: &Catalog) -> Vec<DictItem> {
+    let mut kept: Vec<DictItem> = items
+        .iter()
+        .filter(|(name, _)| name.is_some_and(|n| catalog.is_key_header(&n)))
+        .cloned()
+        .collect();
+    if items.iter().any(|(name, _)| name.is_none()) {
+        kept.push((None, Value::default()));
+    }
+    kept
 }
 
 /// The local name an attribute chain starts from: `order` in `order.customer.email`.

@@ -10,7 +10,9 @@ declare_rule! {
     /// payment, a keyed e-mail or HTTP API — and passes none (or passes `None`). Effects in a
     /// lambda the task builds (`transaction.on_commit(lambda: ...)`), or in a function it hands
     /// to `transaction.on_commit` (`on_commit(notify)`, `on_commit(partial(notify, pk))`), are
-    /// reached too: they run again on a second run.
+    /// reached too: they run again on a second run. Headers are read as the call sends them:
+    /// built in steps (`headers["Idempotency-Key"] = ...`, `headers.update({...})`) or returned
+    /// by a project helper (`headers=auth_headers(token)`, a dict with no key header).
     ///
     /// ## Why it matters on a second run
     /// The broker delivers at least once: a worker killed before the ack, a visibility timeout,
