@@ -1896,12 +1896,18 @@ impl<'a> Project<'a> {
         })
     }
 
-    /// Whether a function is decorated `@transaction.atomic` (or the like).
+    /// Whether a function is decorated `@transaction.atomic` (or the like), also through a
+    /// wrapper (`@method_decorator(transaction.atomic)`).
     fn transaction_decorated(&self, function: &Function) -> bool {
+        let transactions = &self.catalog.transactions;
+        let opens = |path: &QPath| transactions.is_decorator(&self.canonical(path));
         function.decorators.iter().any(|d| {
-            d.path
-                .as_ref()
-                .is_some_and(|p| self.catalog.transactions.is_decorator(&self.canonical(p)))
+            d.path.as_ref().is_some_and(|path| {
+                opens(path)
+                    || (d.called
+                        && transactions.is_decorator_wrapper(&self.canonical(path))
+                        && d.args.first().and_then(|a| a.path.as_ref()).is_some_and(opens))
+            })
         })
     }
 

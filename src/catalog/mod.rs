@@ -642,6 +642,7 @@ impl Writes {
 struct RawTransactions {
     contexts: Vec<String>,
     decorators: Vec<String>,
+    decorator_wrappers: Vec<String>,
     methods: Vec<String>,
     receiver_words: Vec<String>,
     on_commit: Vec<String>,
@@ -652,6 +653,7 @@ struct RawTransactions {
 pub struct Transactions {
     contexts: PatternSet<()>,
     decorators: PatternSet<()>,
+    decorator_wrappers: PatternSet<()>,
     pub methods: Vec<String>,
     pub receiver_words: Vec<String>,
     on_commit: PatternSet<()>,
@@ -673,6 +675,12 @@ impl Transactions {
                 .receiver_words
                 .iter()
                 .any(|w| receiver.contains(w.as_str()))
+    }
+
+    /// Whether a decorator applies the decorator given as its first argument
+    /// (`@method_decorator(transaction.atomic)`).
+    pub fn is_decorator_wrapper(&self, path: &QPath) -> bool {
+        self.decorator_wrappers.find(path).is_some()
     }
 
     pub fn is_decorator(&self, path: &QPath) -> bool {
@@ -1334,6 +1342,7 @@ impl Catalog {
             transactions: Transactions {
                 contexts: pattern_set(&raw.transactions.contexts),
                 decorators: pattern_set(&raw.transactions.decorators),
+                decorator_wrappers: pattern_set(&raw.transactions.decorator_wrappers),
                 methods: raw.transactions.methods,
                 receiver_words: raw.transactions.receiver_words,
                 on_commit: pattern_set(&raw.transactions.on_commit),
