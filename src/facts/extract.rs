@@ -2153,11 +2153,20 @@ impl<'e, 'c> Walker<'e, 'c> {
             value.lit = Lit::Str(sql.clone());
         }
         merge_taint(&mut value.taint, &func.taint);
-        for arg in &args {
-            merge_taint(&mut value.taint, &arg.taint);
-        }
-        for (_, kw) in &keywords {
-            merge_taint(&mut value.taint, &kw.taint);
+        // Rows a query selects (`Invoice.objects.filter(due_at__lt=timezone.now())`) hold
+        // what is stored, not the criteria: `inv.pk` is no value of the clock. Rows a call
+        // creates hold what it is given.
+        let orm = &self.ex.catalog.orm;
+        let selects_rows = path.as_ref().is_some_and(|p| orm.through_manager(p))
+            && !orm.create_methods.has(method.as_str())
+            && !orm.get_or_create_methods.has(method.as_str());
+        if !selects_rows {
+            for arg in &args {
+                merge_taint(&mut value.taint, &arg.taint);
+            }
+            for (_, kw) in &keywords {
+                merge_taint(&mut value.taint, &kw.taint);
+            }
         }
         if let Some(path) = &path {
             let catalog = self.ex.catalog;
@@ -2207,6 +2216,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
         value.taint.truncate(MAX_TAINT);
         // `Order.objects.filter(pk=pk, sent=False).update(sent=True)`: a claim.
+        let mut claims = false;
         if let Expr::Attribute(attr) = &*call.func
             && self.ex.catalog.orm.update_methods.has(attr.attr.as_str())
         {
@@ -2216,6 +2226,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 .any(|(name, _)| selected.contains(&name.as_str()))
             {
                 value.flags |= Value::CLAIM;
+                claims = true;
             }
         }
         if role == Some(CallRole::Duration)
@@ -2318,6 +2329,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 star_args,
                 star_kwargs,
                 dynamic,
+                claims,
                 dropped: Dropped::default(),
             })),
         );
@@ -2358,6 +2370,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 star_args: false,
                 star_kwargs: false,
                 dynamic: false,
+                claims: false,
                 dropped: Dropped::default(),
             })),
         );

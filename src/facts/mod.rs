@@ -895,6 +895,9 @@ pub struct CallSite {
     /// The callee is computed (`handlers[kind](...)`, `getattr(o, name)(...)`, a parameter
     /// called): nothing says which function runs.
     pub dynamic: bool,
+    /// An update that sets a field its filter selects by (`filter(pk=pk, seq__lt=n)
+    /// .update(seq=n, ...)`): it changes the rows once, and matches none when repeated.
+    pub claims: bool,
     /// What the catalog's argument filter dropped: the callee did not look like anything whose
     /// arguments a rule reads, under the name this module calls it by. A project module can
     /// re-export a sink under another name, so an argument missing here may have been passed.

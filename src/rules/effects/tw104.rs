@@ -12,6 +12,8 @@ declare_rule! {
     /// Reports `obj.save()` without `update_fields` after an effect, in a task that loaded `obj`
     /// from the database (with `get()`, `first()`... or by iterating a queryset), unless the
     /// task read it again (`obj.refresh_from_db()`) after the last effect before the save.
+    /// Only the object's own save: a member's (`invoice.pdf.save(name, content, save=False)`,
+    /// a file field's) writes no row.
     ///
     /// ## Why it matters on a second run
     /// The full save writes back every field as it was read before the (slow) effect. Whatever a
@@ -85,9 +87,14 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         if !loaded_from_database(call, orm) {
             continue;
         }
+        // The object's own save: not a member's (`invoice.pdf.save(name, content)` is a
+        // file field's, which does not write the row with `save=False`).
         let Some(var) = &call.receiver_var.map(Sym::as_str) else {
             continue;
         };
+        if call.receiver.map(Sym::as_str) != Some(*var) {
+            continue;
+        }
         // `obj.refresh_from_db()` after the effect: the save writes back what it read then.
         let refreshed = function.events()[effect + 1..index].iter().any(|e| {
             matches!(&e.kind, EventKind::Call(c)

@@ -14,7 +14,10 @@ declare_rule! {
     /// `join`, `hashlib` digests or a project helper that returns it, or returns the headers
     /// that carry it (`headers=partner_headers(token)`). A helper that takes the key as a
     /// parameter and passes it to the effect it calls uses what the task passes. The report is
-    /// at the source call (in the helper when a helper makes the key).
+    /// at the source call (in the helper when a helper makes the key). A value that only
+    /// selects rows (`Invoice.objects.filter(due_at__lt=timezone.now())`) is not in them: a
+    /// key made from a selected row's fields is stable; a row created with a random value
+    /// holds it.
     ///
     /// ## Why it matters on a second run
     /// The second run computes a different key, so the provider, the lock or the de-duplication

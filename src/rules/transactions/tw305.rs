@@ -1,6 +1,6 @@
 use ruff_text_size::TextRange;
 
-use crate::facts::{CallSite, EventKind, Value};
+use crate::facts::{CallSite, EventKind, Lit, Value};
 use crate::i18n::tr;
 use crate::rules::{Checker, TaskView, declare_rule};
 
@@ -12,7 +12,10 @@ declare_rule! {
     /// `bulk_create` without `ignore_conflicts`/`update_conflicts`, Redis
     /// `incr`/`hincrby`/`lpush`/`rpush`/`xadd`, `cache.incr`, a raw SQL `INSERT` without
     /// `ON CONFLICT` (a string, or wrapped as SQLAlchemy's `text(...)` or psycopg's
-    /// `sql.SQL(...)`), and `open(..., "a")`.
+    /// `sql.SQL(...)`), and `open(..., "a")`. Not a total set before it is summed again
+    /// (`order.total = 0`, then `+=` per line: an absolute value), nor an update that also
+    /// moves the state its filter selects by (`filter(seq__lt=n).update(balance=F(...) + x,
+    /// seq=n)` adds once per `n`).
     ///
     /// ## Why it matters on a second run
     /// Each delivery adds again: the balance is credited twice, the stock drops twice, the
@@ -75,6 +78,22 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 if !loaded || !increment {
                     continue;
                 }
+                // `order.total = 0` or `= Decimal("0")` before (`+=` over the lines after it):
+                // the task sums from a value it set, and a second run writes the same total.
+                // Not `order.total = order.total + n`, which reads the stored value.
+                let reset = function.events()[..index].iter().any(|e| {
+                    matches!(&e.kind, EventKind::AttrAssign(earlier)
+                        if earlier.var == assign.var
+                            && earlier.attr == assign.attr
+                            && earlier.key.is_none()
+                            && !earlier.augmented
+                            && earlier.value.flags & Value::ACCUMULATES == 0
+                            && (earlier.value.path.is_some()
+                                || !matches!(earlier.value.lit, Lit::Other)))
+                });
+                if reset {
+                    continue;
+                }
                 // The write happens when the object is saved.
                 let saved = function.events()[index + 1..].iter().any(|e| {
                     matches!(&e.kind, EventKind::Call(c) if orm.save_methods.has(c.method.as_str()) && c.receiver_var.map(crate::path::Sym::as_str) == Some(&*assign.var))
@@ -111,7 +130,8 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
     let vocabulary = &project.catalog.orm;
     let orm = vocabulary.through_manager(path);
     match method {
-        _ if orm && vocabulary.update_methods.has(method) => {
+        // `filter(pk=pk, seq__lt=n).update(balance=F("balance") + x, seq=n)`: its own guard.
+        _ if orm && vocabulary.update_methods.has(method) && !call.claims => {
             let (field, _) = call
                 .keywords()
                 .iter()
