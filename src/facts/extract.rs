@@ -2156,11 +2156,15 @@ impl<'e, 'c> Walker<'e, 'c> {
         // Rows a query selects (`Invoice.objects.filter(due_at__lt=timezone.now())`) hold
         // what is stored, not the criteria: `inv.pk` is no value of the clock. Rows a call
         // creates hold what it is given.
+        let tainted_arguments = args.iter().any(|arg| !arg.taint.is_empty())
+            || keywords.iter().any(|(_, kw)| !kw.taint.is_empty());
         let orm = &self.ex.catalog.orm;
-        let selects_rows = path.as_ref().is_some_and(|p| orm.through_manager(p))
-            && !orm.create_methods.has(method.as_str())
-            && !orm.get_or_create_methods.has(method.as_str());
-        if !selects_rows {
+        let selects_rows = || {
+            path.as_ref().is_some_and(|p| orm.through_manager(p))
+                && !orm.create_methods.has(method.as_str())
+                && !orm.get_or_create_methods.has(method.as_str())
+        };
+        if tainted_arguments && !selects_rows() {
             for arg in &args {
                 merge_taint(&mut value.taint, &arg.taint);
             }
