@@ -564,6 +564,7 @@ struct Guards {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct Vocabulary {
     enqueue_on_commit: Vec<String>,
+    name_keywords: Vec<String>,
     logging_methods: Vec<String>,
     kind_words: HashMap<EffectKind, Vec<String>>,
 }
@@ -1595,6 +1596,12 @@ impl Catalog {
     /// keeps those entries).
     pub fn is_key_header(&self, name: &str) -> bool {
         self.key_headers.iter().any(|h| h.eq_ignore_ascii_case(name)) || is_idempotency_header(name)
+    }
+
+    /// Whether a keyword gives what `name(arg)` patterns match when it is passed by name
+    /// (`boto3.client(service_name="ses")` is `boto3.client(ses)`).
+    pub fn is_name_keyword(&self, keyword: &str) -> bool {
+        self.vocabulary.name_keywords.iter().any(|k| k == keyword)
     }
 
     pub fn is_nondeterministic(&self, path: &QPath) -> bool {

@@ -2100,11 +2100,17 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             _ => false,
         };
-        let first_str = args
-            .first()
-            .and_then(Value::as_str)
-            .filter(|s| s.len() <= 64)
-            .map(crate::path::Sym::new);
+        let catalog = self.ex.catalog;
+        let first_str = match args.first() {
+            Some(first) => first.as_str(),
+            // `boto3.client(service_name="ses")`.
+            None => keywords
+                .iter()
+                .find(|(k, _)| catalog.is_name_keyword(k))
+                .and_then(|(_, v)| v.as_str()),
+        }
+        .filter(|s| s.len() <= 64)
+        .map(crate::path::Sym::new);
         let path = func.path.take().map(|mut path| {
             if let Some(last) = path.0.last_mut() {
                 last.call = match first_str {
