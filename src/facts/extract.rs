@@ -668,6 +668,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                         BlockKind::Branch {
                             if_id,
                             index: u32::try_from(index).unwrap_or(u32::MAX),
+                            leaves: leaves(&case.body),
                         },
                     );
                     self.suite(&case.body, branch, pending);
@@ -708,7 +709,14 @@ impl<'e, 'c> Walker<'e, 'c> {
         let test = self.expr(&stmt_if.test, block);
         self.next_if += 1;
         let if_id = self.next_if;
-        let branch = self.push_block(block, BlockKind::Branch { if_id, index: 0 });
+        let branch = self.push_block(
+            block,
+            BlockKind::Branch {
+                if_id,
+                index: 0,
+                leaves: leaves(&stmt_if.body),
+            },
+        );
         // `if not x.sent: send(...)`: the body runs only while the work is not done, as if the
         // test were `if x.sent: return` in front of it.
         if exits(&stmt_if.body).is_none()
@@ -739,7 +747,14 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
         for (i, clause) in stmt_if.elif_else_clauses.iter().enumerate() {
             let index = u32::try_from(i + 1).unwrap_or(u32::MAX);
-            let branch = self.push_block(block, BlockKind::Branch { if_id, index });
+            let branch = self.push_block(
+                block,
+                BlockKind::Branch {
+                    if_id,
+                    index,
+                    leaves: leaves(&clause.body),
+                },
+            );
             if let Some(test) = &clause.test {
                 self.expr(test, branch);
             }
@@ -2550,6 +2565,11 @@ fn qualify(module: &str, name: &str) -> String {
 }
 
 /// How a suite leaves: its last statement returns, raises or continues.
+/// Whether a suite ends by leaving the function (`return`, `raise`).
+fn leaves(suite: &[Stmt]) -> bool {
+    matches!(exits(suite), Some(Exit::Return | Exit::Raise))
+}
+
 fn exits(suite: &[Stmt]) -> Option<Exit> {
     match suite.last()? {
         Stmt::Return(_) => Some(Exit::Return),

@@ -820,16 +820,33 @@ impl Function {
             .any(|k| matches!(k, BlockKind::Handler { .. }))
     }
 
-    /// Whether two blocks lie in different branches of one `if`: no run passes through both.
+    /// Whether no run passes through block `a` and then through block `b`, a later one: they
+    /// lie in different branches of one `if`, or `a` is in a branch that returns or raises and
+    /// `b` is after it (`else: send(...); return`, then code the other branch falls into). A
+    /// `finally` runs after the return and an `except` after the raise, so `b` in one is not
+    /// excluded that way.
     pub fn exclusive(&self, a: u32, b: u32) -> bool {
         let branches = |block| {
             self.block_kinds(block).filter_map(|k| match k {
-                BlockKind::Branch { if_id, index } => Some((*if_id, *index)),
+                BlockKind::Branch { if_id, index, .. } => Some((*if_id, *index)),
                 _ => None,
             })
         };
-        branches(a)
+        if branches(a)
             .any(|(if_a, idx_a)| branches(b).any(|(if_b, idx_b)| if_a == if_b && idx_a != idx_b))
+        {
+            return true;
+        }
+        let after_leaving = self
+            .block_kinds(b)
+            .any(|k| matches!(k, BlockKind::Finally | BlockKind::Handler { .. }));
+        !after_leaving
+            && self.ancestors(a).any(|block| {
+                matches!(
+                    self.blocks().get(block as usize).map(|blk| &blk.kind),
+                    Some(BlockKind::Branch { leaves: true, .. })
+                ) && !self.block_within(b, block)
+            })
     }
 }
 
@@ -845,6 +862,8 @@ pub enum BlockKind {
     Branch {
         if_id: u32,
         index: u32,
+        /// The branch ends in `return` or `raise`: nothing after the `if` runs after it.
+        leaves: bool,
     },
     Loop,
     Try,
