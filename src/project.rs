@@ -1618,7 +1618,10 @@ impl<'a> Project<'a> {
                         .keyword("headers")
                         .and_then(|headers| self.returned_headers(headers, caller))
                         .map(|(helper, headers)| {
-                            (helper, header_key(spec, headers).unwrap_or(KeyStatus::Missing))
+                            (
+                                helper,
+                                header_key(spec, headers).unwrap_or(KeyStatus::Missing),
+                            )
                         });
                     match returned {
                         Some((helper, mut key)) => {
@@ -1908,7 +1911,10 @@ impl<'a> Project<'a> {
                 opens(path)
                     || (d.called
                         && transactions.is_decorator_wrapper(&self.canonical(path))
-                        && d.args.first().and_then(|a| a.path.as_ref()).is_some_and(opens))
+                        && d.args
+                            .first()
+                            .and_then(|a| a.path.as_ref())
+                            .is_some_and(opens))
             })
         })
     }

@@ -1595,7 +1595,10 @@ impl Catalog {
     /// Whether `name` is a header some sink takes its key in (a helper that returns headers
     /// keeps those entries).
     pub fn is_key_header(&self, name: &str) -> bool {
-        self.key_headers.iter().any(|h| h.eq_ignore_ascii_case(name)) || is_idempotency_header(name)
+        self.key_headers
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(name))
+            || is_idempotency_header(name)
     }
 
     /// Whether a keyword gives what `name(arg)` patterns match when it is passed by name

@@ -15,8 +15,8 @@ use ruff_text_size::{Ranged, TextRange};
 
 use super::{
     Arith, ArithOp, AttrAssign, Block, BlockKind, Body, CallArgs, CallSite, Class, Decorator,
-    DictItem, Dropped, Event, EventKind, Exit, Function, FunctionBody, Guard, GuardTest, Lit, ModuleFacts,
-    Param, ParamDefault, ParamKind, SmallMap, Taint, Value,
+    DictItem, Dropped, Event, EventKind, Exit, Function, FunctionBody, Guard, GuardTest, Lit,
+    ModuleFacts, Param, ParamDefault, ParamKind, SmallMap, Taint, Value,
 };
 use crate::catalog::{Binder, CallRole, Catalog, Orm};
 use crate::path::{Call, QPath, Seg, Sym, dotted_join};
@@ -355,15 +355,15 @@ impl<'e, 'c> Walker<'e, 'c> {
             .into_iter()
             .filter_map(|value| {
                 let headers = value.dict().map(|items| key_headers(items, catalog));
-                (value.path.is_some() || !value.taint.is_empty() || headers.is_some()).then(
-                    || Value {
+                (value.path.is_some() || !value.taint.is_empty() || headers.is_some()).then(|| {
+                    Value {
                         range: value.range,
                         path: value.path,
                         taint: value.taint,
                         lit: headers.map_or(Lit::Other, Lit::Dict),
                         ..Value::default()
-                    },
-                )
+                    }
+                })
             })
             .collect();
         let mut body = FunctionBody {
