@@ -1607,35 +1607,15 @@ impl<'a> Project<'a> {
                 return None;
             }
         }
-        let mut key_func = None;
-        let key = match &sink.key {
-            None => KeyStatus::Unsupported,
+        let (key, key_func) = match &sink.key {
+            None => (KeyStatus::Unsupported, None),
             Some(spec) => match key_status(spec, call) {
-                // `headers=partner_headers(token)`: the key headers the helper returns.
-                KeyStatus::Unknown => {
-                    // The helper's dict holds no key header and nothing unknown: no key.
-                    let returned = call
-                        .keyword("headers")
-                        .and_then(|headers| self.returned_headers(headers, caller))
-                        .map(|(helper, headers)| {
-                            (
-                                helper,
-                                header_key(spec, headers).unwrap_or(KeyStatus::Missing),
-                            )
-                        });
-                    match returned {
-                        Some((helper, mut key)) => {
-                            key_func = Some(helper);
-                            // A parameter of the helper's, not of the function making the call.
-                            if let KeyStatus::Present(value) = &mut key {
-                                value.flags &= !Value::PARAM;
-                            }
-                            key
-                        }
-                        None => KeyStatus::Unknown,
-                    }
-                }
-                status => status,
+                KeyStatus::Unknown => self
+                    .helper_headers_key(spec, call, caller)
+                    .map_or((KeyStatus::Unknown, None), |(key, helper)| {
+                        (key, Some(helper))
+                    }),
+                status => (status, None),
             },
         };
         Some(Effect {
@@ -1647,8 +1627,26 @@ impl<'a> Project<'a> {
         })
     }
 
-    /// The headers a project helper returns, when the call's `headers=` is its result
-    /// (`headers=partner_headers(token)`) and it returns one dict with key headers.
+    /// The key in the headers a project helper returns (`headers=partner_headers(token)`),
+    /// with the helper it is written in: `Missing` when the helper's dict holds no key header
+    /// and nothing unknown.
+    fn helper_headers_key(
+        &self,
+        spec: &KeySpec,
+        call: &CallSite,
+        caller: FuncId,
+    ) -> Option<(KeyStatus, FuncId)> {
+        let (helper, headers) = self.returned_headers(call.keyword("headers")?, caller)?;
+        let mut key = header_key(spec, headers).unwrap_or(KeyStatus::Missing);
+        // A parameter of the helper's, not of the function making the call.
+        if let KeyStatus::Present(value) = &mut key {
+            value.flags &= !Value::PARAM;
+        }
+        Some((key, helper))
+    }
+
+    /// The dict a project helper returns, when `headers` is its result and it returns one
+    /// dict (kept with its key headers only, [`crate::facts`]).
     fn returned_headers(&self, headers: &Value, caller: FuncId) -> Option<(FuncId, &Value)> {
         // Not a dict changed after the call (`h = auth_headers(t); h["X-Key"] = k`).
         if headers.dict().is_some() {
@@ -2511,13 +2509,6 @@ fn http_method<'v>(
 
 /// How the key of a catalog sink is passed in a call.
 fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
-    let present = |value: &Value| {
-        if value.is_none() {
-            KeyStatus::Missing
-        } else {
-            KeyStatus::Present(Box::new(value.clone()))
-        }
-    };
     if let Some(keyword) = &spec.keyword
         && let Some(value) = call.keyword(keyword)
     {
@@ -2595,6 +2586,15 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
     KeyStatus::Missing
 }
 
+/// A key passed as `value`: `None` passes none.
+fn present(value: &Value) -> KeyStatus {
+    if value.is_none() {
+        KeyStatus::Missing
+    } else {
+        KeyStatus::Present(Box::new(value.clone()))
+    }
+}
+
 /// The key in a headers dict, if it holds one; `Unknown` when it may hold one the facts do
 /// not show (not a display, an entry under a computed name, `**other`).
 fn header_key(spec: &KeySpec, headers: &Value) -> Option<KeyStatus> {
@@ -2605,11 +2605,7 @@ fn header_key(spec: &KeySpec, headers: &Value) -> Option<KeyStatus> {
         .iter()
         .find(|(name, _)| name.is_some_and(|n| spec.is_key_header(&n)))
     {
-        return Some(if value.is_none() {
-            KeyStatus::Missing
-        } else {
-            KeyStatus::Present(Box::new(value.clone()))
-        });
+        return Some(present(value));
     }
     items
         .iter()

@@ -2169,7 +2169,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
         // `text("INSERT ...")`: the statement, as `execute` will run it.
         if let (Some(path), Some(Lit::Str(sql))) = (&path, args.first().map(|a| &a.lit))
-            && self.ex.catalog.writes.is_sql_text(path)
+            && catalog.writes.is_sql_text(path)
         {
             value.lit = Lit::Str(sql.clone());
         }
@@ -2179,7 +2179,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         // creates hold what it is given.
         let tainted_arguments = args.iter().any(|arg| !arg.taint.is_empty())
             || keywords.iter().any(|(_, kw)| !kw.taint.is_empty());
-        let orm = &self.ex.catalog.orm;
+        let orm = &catalog.orm;
         let selects_rows = || {
             path.as_ref().is_some_and(|p| orm.through_manager(p))
                 && !orm.create_methods.has(method.as_str())
@@ -2194,7 +2194,6 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
         if let Some(path) = &path {
-            let catalog = self.ex.catalog;
             if catalog.is_nondeterministic(path) {
                 // Named as messages show it: `uuid.uuid4` for `uuid.uuid4()`.
                 let range = call.range();
@@ -2564,12 +2563,12 @@ fn qualify(module: &str, name: &str) -> String {
     }
 }
 
-/// How a suite leaves: its last statement returns, raises or continues.
 /// Whether a suite ends by leaving the function (`return`, `raise`).
 fn leaves(suite: &[Stmt]) -> bool {
     matches!(exits(suite), Some(Exit::Return | Exit::Raise))
 }
 
+/// How a suite leaves: its last statement returns, raises or continues.
 fn exits(suite: &[Stmt]) -> Option<Exit> {
     match suite.last()? {
         Stmt::Return(_) => Some(Exit::Return),
