@@ -2428,8 +2428,14 @@ fn event_range(event: &crate::facts::Event) -> Option<TextRange> {
 /// Whether leaving from `guard_block` (by `return`, `raise` or `continue`) prevents reaching
 /// `target`: the guard's block, or a block it always runs through (`with`, `try`), contains the
 /// target. A conditional block (a branch, a loop body, a handler) ends the walk: past it, some
-/// path skips the guard. A `continue` guard stops at its loop, so it covers that body only.
+/// path skips the guard; except a branch of an `if` with an `else` whose other branches all
+/// return or raise, which every run past the `if` went through. A `continue` guard stops at
+/// its loop, so it covers that body only.
 pub(crate) fn guard_covers(function: &Function, guard_block: u32, target: u32) -> bool {
+    // Not an effect in another branch of the guard's `if`, nor one no run reaches after it.
+    if function.exclusive(guard_block, target) {
+        return false;
+    }
     let mut block = guard_block;
     loop {
         if function.block_within(target, block) {
@@ -2440,6 +2446,28 @@ pub(crate) fn guard_covers(function: &Function, guard_block: u32, target: u32) -
         };
         match (&info.kind, info.parent) {
             (BlockKind::With { .. } | BlockKind::Try | BlockKind::Finally, Some(parent)) => {
+                block = parent
+            }
+            // `if a: <guard> ... else: ...; return`: what follows the `if` runs only after
+            // the guard's branch, when every other one returns or raises.
+            (
+                BlockKind::Branch {
+                    if_id,
+                    index,
+                    exhaustive: true,
+                    ..
+                },
+                Some(parent),
+            ) if function.blocks().iter().all(|other| match other.kind {
+                BlockKind::Branch {
+                    if_id: other_if,
+                    index: other_index,
+                    leaves,
+                    ..
+                } => other_if != *if_id || other_index == *index || leaves,
+                _ => true,
+            }) =>
+            {
                 block = parent
             }
             _ => return false,

@@ -669,6 +669,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                             if_id,
                             index: u32::try_from(index).unwrap_or(u32::MAX),
                             leaves: leaves(&case.body),
+                            exhaustive: false,
                         },
                     );
                     self.suite(&case.body, branch, pending);
@@ -709,12 +710,17 @@ impl<'e, 'c> Walker<'e, 'c> {
         let test = self.expr(&stmt_if.test, block);
         self.next_if += 1;
         let if_id = self.next_if;
+        let exhaustive = stmt_if
+            .elif_else_clauses
+            .last()
+            .is_some_and(|clause| clause.test.is_none());
         let branch = self.push_block(
             block,
             BlockKind::Branch {
                 if_id,
                 index: 0,
                 leaves: leaves(&stmt_if.body),
+                exhaustive,
             },
         );
         // `if not x.sent: send(...)`: the body runs only while the work is not done, as if the
@@ -753,6 +759,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     if_id,
                     index,
                     leaves: leaves(&clause.body),
+                    exhaustive,
                 },
             );
             if let Some(test) = &clause.test {

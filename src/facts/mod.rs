@@ -864,6 +864,8 @@ pub enum BlockKind {
         index: u32,
         /// The branch ends in `return` or `raise`: nothing after the `if` runs after it.
         leaves: bool,
+        /// The `if` has an `else`: one of its branches runs.
+        exhaustive: bool,
     },
     Loop,
     Try,
