@@ -714,6 +714,13 @@ pub struct CelerySettingsSpec {
     pub old_names: HashMap<String, String>,
     pub conf_update_methods: Vec<String>,
     pub visibility_timeouts: HashMap<String, i64>,
+    /// Task options that keep a message unacknowledged, in seconds: the run, or the wait
+    /// before a retry.
+    pub unacked_options: Vec<String>,
+    /// The task option that holds the keywords of the retries `autoretry_for` makes.
+    pub retry_options: String,
+    /// The keyword of a delay before a message runs (`apply_async`, `retry`).
+    pub countdown: String,
 }
 
 /// Cache and Redis writes that record a done state.

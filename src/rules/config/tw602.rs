@@ -42,20 +42,13 @@ declare_rule! {
     };
 }
 
-/// Task options that keep a message unacknowledged: the run, or the wait before a retry.
-const TASK_OPTIONS: &[&str] = &[
-    "time_limit",
-    "soft_time_limit",
-    "default_retry_delay",
-    "retry_backoff_max",
-];
-
 pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
     if !checker.enabled(&RULE) {
         return;
     }
     let project = checker.project;
     let lang = checker.lang;
+    let celery = &project.catalog.celery_settings;
     let Some(timeout) = project.settings.visibility_timeout(project) else {
         return;
     };
@@ -87,7 +80,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         .iter()
         .filter(|t| t.task.framework == Framework::Celery)
     {
-        for name in TASK_OPTIONS {
+        for name in &celery.unacked_options {
             let Some((file, value)) = task.task.options.get_in(name) else {
                 continue;
             };
@@ -115,8 +108,8 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         }
         // `autoretry_for=..., retry_kwargs={"countdown": 7200}`: the retries it makes wait as
         // `self.retry(countdown=7200)` does.
-        if let Some((file, options)) = task.task.options.get_in("retry_kwargs")
-            && let Some(countdown) = options.dict_get("countdown")
+        if let Some((file, options)) = task.task.options.get_in(&celery.retry_options)
+            && let Some(countdown) = options.dict_get(&celery.countdown)
             && let Some(seconds) = project.constant(countdown).and_then(|v| v.as_int())
             && seconds > timeout
         {
@@ -127,7 +120,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
                     lang,
                     "tw602.countdown",
                     seconds = seconds,
-                    method = "retry_kwargs",
+                    method = celery.retry_options.as_str(),
                     timeout = timeout
                 ),
             ));
@@ -143,7 +136,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             let EventKind::Call(call) = &event.kind else {
                 continue;
             };
-            let Some(countdown) = call.keyword("countdown") else {
+            let Some(countdown) = call.keyword(&celery.countdown) else {
                 continue;
             };
             let enqueue = matches!(
