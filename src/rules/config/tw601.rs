@@ -8,7 +8,7 @@ declare_rule! {
     /// Reports `acks_late` turned on — globally (`task_acks_late`, `CELERY_TASK_ACKS_LATE`) or
     /// per task (`acks_late=True`) — without `reject_on_worker_lost`. A per-task `acks_late` is
     /// fine when the global `task_reject_on_worker_lost` is on, and a global `acks_late` is fine
-    /// when every task it applies to sets `reject_on_worker_lost=True`.
+    /// when every task sets `reject_on_worker_lost=True` or `acks_late=False` for itself.
     ///
     /// ## Why it matters on a second run
     /// `acks_late` is meant to make Celery redeliver a task whose worker died. But when the
@@ -85,11 +85,14 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         && global_reject == Some(false)
         && let Some(setting) = &settings.task_acks_late
     {
-        // The tasks the global setting reaches: those not overriding `acks_late`.
+        // Quiet only when every task is safe whatever the global says: it turns
+        // `reject_on_worker_lost` on or `acks_late` off for itself. A task that sets
+        // `acks_late=True` itself is reported at its option, and the setting still stands for
+        // every task written later.
         let exposed = celery_tasks.is_empty()
             || celery_tasks.iter().any(|task| {
-                option(task, "acks_late").is_none()
-                    && option(task, "reject_on_worker_lost") != Some(Some(true))
+                option(task, "reject_on_worker_lost") != Some(Some(true))
+                    && option(task, "acks_late") != Some(Some(false))
             });
         if exposed {
             found.push((setting.file, setting.range, tr!(lang, "tw601.global")));
