@@ -98,6 +98,8 @@ pub struct EffectAt<'a> {
     pub key_func: FuncId,
     /// From the call in the task to the effect, the effect last.
     pub trace: Vec<TraceHop>,
+    /// The same calls as the project knows them (function and event).
+    pub hops: Vec<Hop>,
     /// Preceded by a done-guard, in the task or in a helper on the way.
     pub guarded: bool,
     /// Followed by another effect inside the helpers on the way.
@@ -147,6 +149,7 @@ impl<'a> TaskView<'a> {
                     key,
                     key_func,
                     trace,
+                    hops,
                     guarded: guarded_here || reached.guarded,
                     followed_inside: reached.followed_inside,
                     looped_inside: reached.looped_inside,

@@ -1,6 +1,8 @@
+use ruff_text_size::TextRange;
+
 use crate::facts::{EventKind, GuardTest};
 use crate::i18n::tr;
-use crate::project::KeyStatus;
+use crate::project::{Hop, KeyStatus, Project};
 use crate::rules::{Checker, TaskView, declare_rule, effect_clause};
 
 declare_rule! {
@@ -9,6 +11,9 @@ declare_rule! {
     /// it (`x.notified = True; x.save()`, `.update(status="sent")` following the send). The guard
     /// may test the done state (`if x.notified:`) or the pending one (`if x.status != "queued":
     /// return`, when the task writes `status` later; without that write it is a precondition).
+    /// The guard, the effect and the write may each be in the task or in a helper it calls
+    /// (`send_receipt(order)` that sends and then sets `receipt_sent`); the report is then at
+    /// the task's call, as for every effect reached through a helper.
     ///
     /// ## Why it matters on a second run
     /// A crash between the effect and the write — an OOM kill, a deploy's SIGTERM, a lost
@@ -61,7 +66,6 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         return;
     }
     let project = checker.project;
-    let function = task.function;
     let mut seen = Vec::new();
     for effect in task.ordered_effects() {
         if !matches!(*effect.key, KeyStatus::Unsupported)
@@ -70,33 +74,28 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         {
             continue;
         }
-        // The done state written after the effect, on a path that can follow it.
-        let write_after = function
-            .events()
+        // The done state written after the effect, on a path that can follow it: in the task
+        // after its call, or in a helper on the way after the call that leads to the effect
+        // (`send_mail(...)` then `invoice.save(update_fields=["reminder_sent"])` in the helper).
+        let Some(write) = effect
+            .hops
             .iter()
-            .enumerate()
-            .skip(effect.index + 1)
-            .find(|(i, event)| {
-                matches!(event.kind, EventKind::Call(_))
-                    && !function.exclusive(effect.block, event.block)
-                    && !function.is_deferred(event.block)
-                    && project.writes_state(task.id, *i)
-                    && project.effects_at(task.id, *i).is_empty()
-            });
-        let Some((_, write)) = write_after else {
+            .find_map(|&hop| write_after(project, hop))
+        else {
             continue;
         };
-        if claimed_before(project, task, effect.index) {
+        if effect.hops.iter().any(|&hop| claimed_before(project, hop)) {
             continue;
         }
         seen.push(effect.index);
-        let EventKind::Call(write_call) = &write.kind else {
-            continue;
-        };
-        let (row, _) =
-            checker.project.files[task.id.file as usize].location(write_call.range.start());
+        let file = &project.files[write.file as usize];
+        let (row, _) = file.location(write.range.start());
         let lang = checker.lang;
-        let predicate = tr!(lang, "tw103.predicate", line = row);
+        let predicate = if write.file == task.id.file {
+            tr!(lang, "tw103.predicate", line = row)
+        } else {
+            tr!(lang, "tw103.predicate_in", file = file.display, line = row)
+        };
         let message = tr!(
             lang,
             "tw103.message",
@@ -112,13 +111,48 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     }
 }
 
-/// The at-most-once choice: a done-guard followed by a state write (a claim,
-/// `status = "inflight"`, the flag itself) before the effect, in the guard's transaction or
-/// committed on its own. After a crash the redelivery stops at the guard; the effect may be
-/// lost, but it is not repeated, and a write after the effect is not its done state.
-fn claimed_before(project: &crate::project::Project, task: &TaskView, effect: usize) -> bool {
-    let function = task.function;
-    let target = function.events()[effect].block;
+/// Where the call at `hop` is followed by a write of state that is not itself an effect, on a
+/// path through both: the call that writes the done state after the effect.
+struct Write {
+    file: u32,
+    range: TextRange,
+}
+
+fn write_after(project: &Project, hop: Hop) -> Option<Write> {
+    let function = project.function(hop.func)?;
+    let at = hop.event as usize;
+    let block = function.events().get(at)?.block;
+    function
+        .events()
+        .iter()
+        .enumerate()
+        .skip(at + 1)
+        .find_map(|(i, event)| {
+            let EventKind::Call(call) = &event.kind else {
+                return None;
+            };
+            (!function.exclusive(block, event.block)
+                && !function.is_deferred(event.block)
+                && project.writes_state(hop.func, i)
+                && project.effects_at(hop.func, i).is_empty())
+            .then_some(Write {
+                file: hop.func.file,
+                range: call.range,
+            })
+        })
+}
+
+/// Whether the call at `hop` follows a done-guard and a write of state after it, in the
+/// guard's transaction: the state is claimed before the effect (at most once), and a crash
+/// after the claim loses the effect instead of repeating it.
+fn claimed_before(project: &Project, hop: Hop) -> bool {
+    let Some(function) = project.function(hop.func) else {
+        return false;
+    };
+    let effect = hop.event as usize;
+    let Some(target) = function.events().get(effect).map(|e| e.block) else {
+        return false;
+    };
     function.events()[..effect]
         .iter()
         .enumerate()
@@ -131,7 +165,7 @@ fn claimed_before(project: &crate::project::Project, task: &TaskView, effect: us
             }
             // In the guard's transaction when it has one, else anywhere on the way.
             let tx = project
-                .transactions_around(task.id, guard.block)
+                .transactions_around(hop.func, guard.block)
                 .last()
                 .copied();
             let in_tx = |block| match tx {
@@ -146,8 +180,8 @@ fn claimed_before(project: &crate::project::Project, task: &TaskView, effect: us
                 && (g + 1..effect).any(|w| {
                     let event = &function.events()[w];
                     in_tx(event.block)
-                        && project.writes_state(task.id, w)
-                        && project.effects_at(task.id, w).is_empty()
+                        && project.writes_state(hop.func, w)
+                        && project.effects_at(hop.func, w).is_empty()
                 })
         })
 }
