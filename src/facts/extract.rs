@@ -294,6 +294,10 @@ struct Walker<'e, 'c> {
     /// .filter(pk=pk, status="pending").first()`), with that field: `if row is None: return`
     /// then tests the field's state, as `if row.status != "pending": return` would.
     row_states: Vec<(Sym, Sym)>,
+    /// The fields the stored values of accumulating expressions read (`F("balance") + x`:
+    /// `balance`; `None` when the field is not a literal), in evaluation order: a keyword or
+    /// an attribute assignment takes those of its value ([`Walker::accumulates_into`]).
+    stored_reads: Vec<Option<Sym>>,
 }
 
 type Pending<'a> = Vec<(usize, &'a ast::StmtFunctionDef)>;
@@ -327,7 +331,22 @@ impl<'e, 'c> Walker<'e, 'c> {
             class_body: false,
             import_fallback: false,
             row_states: Vec::new(),
+            stored_reads: Vec::new(),
         }
+    }
+
+    /// Whether the accumulating expressions evaluated since `since` read `field` itself (or a
+    /// field not known): `balance=F("balance") + x` adds on every run, while
+    /// `gross=F("net") + F("vat")` computes the same value again. Forgets those reads.
+    fn accumulates_into(&mut self, since: usize, field: &str) -> bool {
+        let reads_it = self
+            .stored_reads
+            .get(since..)
+            .unwrap_or_default()
+            .iter()
+            .any(|read| read.is_none_or(|read| read == field));
+        self.stored_reads.truncate(since);
+        reads_it
     }
 
     /// Puts the body together, drops the call arguments no rule reads and stores it encoded.
@@ -546,7 +565,15 @@ impl<'e, 'c> Walker<'e, 'c> {
                 self.dict_update(&expr.value);
             }
             Stmt::Assign(assign) => {
+                let since = self.stored_reads.len();
                 let mut value = self.expr(&assign.value, block);
+                // `product.available = F("on_hand") - F("reserved")`: set from other fields.
+                if value.flags & Value::ACCUMULATES != 0
+                    && let [Expr::Attribute(target)] = &assign.targets[..]
+                    && !self.accumulates_into(since, target.attr.as_str())
+                {
+                    value.flags &= !Value::ACCUMULATES;
+                }
                 if let [Expr::Name(target)] = &assign.targets[..]
                     && self.updates_parameter(target.id.as_str(), &assign.value)
                 {
@@ -1679,10 +1706,20 @@ impl<'e, 'c> Walker<'e, 'c> {
                 let catalog = self.ex.catalog;
                 let is_stored =
                     |v: &Value| v.path.as_ref().is_some_and(|p| catalog.is_stored_value(p));
-                if matches!(bin.op, Operator::Add | Operator::Sub)
-                    && (is_stored(&left) || is_stored(&right))
-                {
-                    value.flags |= Value::ACCUMULATES;
+                if matches!(bin.op, Operator::Add | Operator::Sub) {
+                    for operand in [&left, &right] {
+                        if is_stored(operand) {
+                            value.flags |= Value::ACCUMULATES;
+                            let field = operand.path.as_ref().and_then(|p| match p.0.last() {
+                                Some(Seg {
+                                    call: Call::Str(field),
+                                    ..
+                                }) => Some(*field),
+                                _ => None,
+                            });
+                            self.stored_reads.push(field);
+                        }
+                    }
                 }
                 value
             }
@@ -2033,9 +2070,17 @@ impl<'e, 'c> Walker<'e, 'c> {
         let mut keywords = Vec::with_capacity(call.arguments.keywords.len());
         let mut star_kwargs = false;
         for keyword in &call.arguments.keywords {
-            let value = self.expr(&keyword.value, block);
+            let since = self.stored_reads.len();
+            let mut value = self.expr(&keyword.value, block);
             match &keyword.arg {
-                Some(arg) => keywords.push((Sym::new(arg.as_str()), value)),
+                Some(arg) => {
+                    if value.flags & Value::ACCUMULATES != 0
+                        && !self.accumulates_into(since, arg.as_str())
+                    {
+                        value.flags &= !Value::ACCUMULATES;
+                    }
+                    keywords.push((Sym::new(arg.as_str()), value));
+                }
                 None => {
                     // `**{"idempotency_key": k}`, `**lookup` with `lookup = {"email": e}`
                     // spread known keys; only a dict whose keys are all known gives nothing else.
