@@ -672,13 +672,34 @@ impl<'a> Project<'a> {
             .class
             .and_then(|c| facts.classes.get(c))
         else {
-            return path.clone();
+            // `@shared_task(bind=True, base=AlertingTask)`: `self` is the task, an instance of
+            // its base class (`self.alert(...)` runs `AlertingTask.alert`).
+            return match self.bound_task_base(caller) {
+                Some(mut instance) => {
+                    if let Some(last) = instance.0.last_mut() {
+                        last.call = Call::Any;
+                    }
+                    instance.join(&path.0[1..])
+                }
+                None => path.clone(),
+            };
         };
         let mut instance = QPath::from_dotted(&class.qualname);
         if let Some(last) = instance.0.last_mut() {
             last.call = Call::Any;
         }
         instance.join(&path.0[1..])
+    }
+
+    /// The project class a bound task function names as its `base=`.
+    fn bound_task_base(&self, id: FuncId) -> Option<QPath> {
+        let task = self.task(id).filter(|task| task.options.bind)?;
+        let base = task.options.get("base")?.path.as_ref()?;
+        if base.is_call() {
+            return None;
+        }
+        let base = self.canonical(base).into_owned();
+        self.class(&base.dotted()).is_some().then_some(base)
     }
 
     /// `mod.Sub().task` where the project class `Sub` does not define `task`: the member
@@ -1042,8 +1063,13 @@ impl<'a> Project<'a> {
     pub fn resolve_function(&self, path: &QPath, caller: Option<FuncId>) -> Option<FuncId> {
         let segs = path.segs();
         if segs.first().is_some_and(|s| s.name == "self") && segs.len() == 2 {
-            let class = self.class_of(caller?)?;
-            return self.find_method(&class.qualname, segs[1].name.as_str(), 0);
+            let caller = caller?;
+            let method = segs[1].name.as_str();
+            return match self.class_of(caller) {
+                Some(class) => self.find_method(&class.qualname, method, 0),
+                // A bound task's `self` is an instance of its `base=` class.
+                None => self.find_method(&self.bound_task_base(caller)?.dotted(), method, 0),
+            };
         }
         if segs
             .first()
