@@ -1912,17 +1912,47 @@ impl<'a> Project<'a> {
 
     /// Whether a block is a `with` over a transaction (`transaction.atomic()`, `session.begin()`).
     fn opens_transaction(&self, block: &crate::facts::Block) -> bool {
+        self.opens_transaction_at(block, 0)
+    }
+
+    fn opens_transaction_at(&self, block: &crate::facts::Block, depth: u32) -> bool {
         let BlockKind::With { items } = &block.kind else {
             return false;
         };
         items.iter().any(|item| {
             item.path.as_ref().is_some_and(|path| {
                 let receiver = path.0.len().checked_sub(2).map(|i| &*path.0[i].name);
-                self.catalog
-                    .transactions
-                    .is_context(&self.canonical(path), receiver)
+                let canonical = self.canonical(path);
+                self.catalog.transactions.is_context(&canonical, receiver)
+                    || (depth < 4 && self.transaction_context_helper(&canonical, depth))
             })
         })
+    }
+
+    /// Whether `path` calls a project generator made a context manager
+    /// (`@contextlib.contextmanager`) that opens a transaction around its `yield`:
+    /// `with atomic_step(): ...` runs the caller's block in that transaction.
+    fn transaction_context_helper(&self, path: &QPath, depth: u32) -> bool {
+        if !path.is_call() || !path.0.first().is_some_and(|head| self.is_root(head.name)) {
+            return false;
+        }
+        let Some(function) = self
+            .resolve_function(path, None)
+            .and_then(|id| self.function(id))
+        else {
+            return false;
+        };
+        let is_context_manager = function.decorators.iter().any(|d| {
+            d.path
+                .as_ref()
+                .is_some_and(|p| self.catalog.is_context_manager(&self.canonical(p)))
+        });
+        is_context_manager
+            && (self.transaction_decorated(function)
+                || function
+                    .blocks()
+                    .iter()
+                    .any(|block| self.opens_transaction_at(block, depth + 1)))
     }
 
     /// Whether a function is decorated `@transaction.atomic` (or the like), also through a

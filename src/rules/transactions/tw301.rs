@@ -8,8 +8,9 @@ declare_rule! {
     /// Reports an effect — a payment, an e-mail, a message, an HTTP write — called inside a
     /// database transaction: `with transaction.atomic():`, a function decorated
     /// `@transaction.atomic`, SQLAlchemy `session.begin()`/`engine.begin()`, psycopg
-    /// `conn.transaction()`. Anywhere in the project, not only in tasks; effects reached through
-    /// project helpers are reported at the call in the transaction.
+    /// `conn.transaction()`, or a project generator made a context manager that opens one
+    /// around its `yield` (`with unit_of_work():`). Anywhere in the project, not only in tasks;
+    /// effects reached through project helpers are reported at the call in the transaction.
     ///
     /// ## Why it matters on a second run
     /// The network call holds the transaction, its row locks and its connection open for as
