@@ -822,13 +822,21 @@ impl<'a> Project<'a> {
     fn returned_path_inner(&self, call: &QPath) -> Option<QPath> {
         let id = self.resolve_function(call, None)?;
         let function = self.function(id)?;
-        // Calls returned by name: a bare local (`return klass(...)`) says nothing.
+        // Calls returned by name: a bare local (`return klass(...)`) says nothing. So do
+        // imported modules and objects from outside the project (`return stripe`).
+        let imports = &self.facts(id.file)?.imports;
+        let imported = |p: &QPath| {
+            !p.is_call() && p.0.first().is_some_and(|head| !self.is_root(head.name)) && {
+                let dotted = p.dotted();
+                imports.values().any(|target| target == dotted)
+            }
+        };
         let mut returned: Vec<QPath> = Vec::new();
         for value in function.returns() {
             let Some(path) = value
                 .path
                 .as_ref()
-                .filter(|p| p.is_call() && p.0.len() >= 2)
+                .filter(|p| (p.is_call() && p.0.len() >= 2) || imported(p))
             else {
                 continue;
             };
