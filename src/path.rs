@@ -73,6 +73,14 @@ impl QPath {
         self.0.last().is_some_and(|seg| seg.call != Call::No)
     }
 
+    /// The path called: a class's path becomes an instance of it (`shop.Pay` → `shop.Pay()`).
+    pub fn instance(mut self) -> QPath {
+        if let Some(last) = self.0.last_mut() {
+            last.call = Call::Any;
+        }
+        self
+    }
+
     /// The dotted names without calls: `a.b().c` → `a.b.c`.
     pub fn dotted(&self) -> String {
         let len = self.0.iter().map(|seg| seg.name.len() + 1).sum::<usize>();

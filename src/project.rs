@@ -675,20 +675,13 @@ impl<'a> Project<'a> {
             // `@shared_task(bind=True, base=AlertingTask)`: `self` is the task, an instance of
             // its base class (`self.alert(...)` runs `AlertingTask.alert`).
             return match self.bound_task_base(caller) {
-                Some(mut instance) => {
-                    if let Some(last) = instance.0.last_mut() {
-                        last.call = Call::Any;
-                    }
-                    instance.join(&path.0[1..])
-                }
+                Some(base) => base.instance().join(&path.0[1..]),
                 None => path.clone(),
             };
         };
-        let mut instance = QPath::from_dotted(&class.qualname);
-        if let Some(last) = instance.0.last_mut() {
-            last.call = Call::Any;
-        }
-        instance.join(&path.0[1..])
+        QPath::from_dotted(&class.qualname)
+            .instance()
+            .join(&path.0[1..])
     }
 
     /// The project class a bound task function names as its `base=`.
@@ -727,10 +720,7 @@ impl<'a> Project<'a> {
         }) && at > 0
         {
             let row = at + 1 + row;
-            let mut instance = QPath(path.0[..at].to_vec());
-            if let Some(last) = instance.0.last_mut() {
-                last.call = Call::Any;
-            }
+            let instance = QPath(path.0[..at].to_vec()).instance();
             path = instance.join(&path.0[row + 1..]);
         }
         for _ in 0..8 {
@@ -760,10 +750,7 @@ impl<'a> Project<'a> {
             let member = path.0[at + 1].name.as_str();
             // `order.customer` where `customer` is a relation: an instance of the related model.
             if let Some(target) = self.models.relation_target(&class_name, member) {
-                let mut next = QPath::from_dotted(&target);
-                if let Some(last) = next.0.last_mut() {
-                    last.call = Call::Any;
-                }
+                let next = QPath::from_dotted(&target).instance();
                 path = next.join(&path.0[at + 2..]);
                 continue;
             }
@@ -1200,11 +1187,9 @@ impl<'a> Project<'a> {
                             outer.class.and_then(|c| facts.classes.get(c)),
                         ) {
                             (Some(head), Some(class)) if head.name == "self" => {
-                                let mut instance = QPath::from_dotted(&class.qualname);
-                                if let Some(last) = instance.0.last_mut() {
-                                    last.call = Call::Any;
-                                }
-                                instance.join(&path.0[1..])
+                                QPath::from_dotted(&class.qualname)
+                                    .instance()
+                                    .join(&path.0[1..])
                             }
                             _ => path.clone(),
                         };

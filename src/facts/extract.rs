@@ -439,11 +439,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 ..Value::default()
             };
             if let Some(path) = &annotation {
-                let mut instance = path.clone();
-                if let Some(last) = instance.0.last_mut() {
-                    last.call = Call::Any;
-                }
-                value.path = Some(instance);
+                value.path = Some(path.clone().instance());
             }
             let sym = Sym::new(name);
             self.params.insert(sym, value);
@@ -2418,15 +2414,13 @@ impl<'e, 'c> Walker<'e, 'c> {
     /// The call a runner makes later of the function it is given (`on_commit(notify)`,
     /// `on_commit(partial(notify, pk))`), in a deferred block of its own.
     fn later_call(&mut self, block: u32, range: TextRange, mut target: Value) {
-        let Some(mut path) = target.path.take() else {
+        let Some(path) = target.path.take() else {
             return;
         };
         let Some(method) = path.0.last().map(|seg| seg.name) else {
             return;
         };
-        if let Some(last) = path.0.last_mut() {
-            last.call = Call::Any;
-        }
+        let path = path.instance();
         let receiver = path.0.len().checked_sub(2).map(|i| path.0[i].name);
         let arguments = (target.flags & Value::BOUND != 0)
             .then(|| target.call.take())
