@@ -2,7 +2,7 @@ use ruff_text_size::TextRange;
 
 use crate::facts::{EventKind, GuardTest};
 use crate::i18n::tr;
-use crate::project::{Hop, KeyStatus, Project};
+use crate::project::{FuncId, Hop, KeyStatus, Project};
 use crate::rules::{Checker, TaskView, declare_rule, effect_clause};
 
 declare_rule! {
@@ -133,8 +133,7 @@ fn write_after(project: &Project, hop: Hop) -> Option<Write> {
             };
             (!function.exclusive(block, event.block)
                 && !function.is_deferred(event.block)
-                && project.writes_state(hop.func, i)
-                && project.effects_at(hop.func, i).is_empty())
+                && writes_done_state(project, hop.func, i))
             .then_some(Write {
                 file: hop.func.file,
                 range: call.range,
@@ -142,9 +141,10 @@ fn write_after(project: &Project, hop: Hop) -> Option<Write> {
         })
 }
 
-/// Whether the call at `hop` follows a done-guard and a write of state after it, in the
-/// guard's transaction: the state is claimed before the effect (at most once), and a crash
-/// after the claim loses the effect instead of repeating it.
+/// The at-most-once choice at `hop`: a done-guard followed by a state write (a claim,
+/// `status = "inflight"`, the flag itself) before the call, in the guard's transaction or
+/// committed on its own. After a crash the redelivery stops at the guard; the effect may be
+/// lost, but it is not repeated, and a write after the effect is not its done state.
 fn claimed_before(project: &Project, hop: Hop) -> bool {
     let Some(function) = project.function(hop.func) else {
         return false;
@@ -179,9 +179,12 @@ fn claimed_before(project: &Project, hop: Hop) -> bool {
             crate::project::guard_covers(function, guard.block, target)
                 && (g + 1..effect).any(|w| {
                     let event = &function.events()[w];
-                    in_tx(event.block)
-                        && project.writes_state(hop.func, w)
-                        && project.effects_at(hop.func, w).is_empty()
+                    in_tx(event.block) && writes_done_state(project, hop.func, w)
                 })
         })
+}
+
+/// Whether the event at `index` of `func` writes state and is no effect itself: a done state.
+fn writes_done_state(project: &Project, func: FuncId, index: usize) -> bool {
+    project.writes_state(func, index) && project.effects_at(func, index).is_empty()
 }
