@@ -1230,21 +1230,10 @@ impl<'a> Project<'a> {
                         };
                         let framework = catalog.task_decorator(&canonical).or_else(wrapped);
                         if let Some(framework) = framework {
-                            let mut options = TaskOptions::default();
-                            if let Some(base) = decorator
-                                .keyword("base")
-                                .and_then(|v| v.path.as_ref())
-                                .filter(|path| !path.is_call())
-                            {
-                                self.inherit_options(&self.canonical(base), &mut options, 0);
-                            }
-                            for (k, v) in &decorator.keywords {
-                                options.push(k, v, file_id);
-                            }
-                            options.bind = options
-                                .get("bind")
-                                .and_then(Value::as_bool)
-                                .unwrap_or(false);
+                            let options = self.decorator_options(
+                                decorator.keywords.iter().map(|(k, v)| (k.as_str(), v)),
+                                file_id,
+                            );
                             tasks.push(Task {
                                 id,
                                 framework,
@@ -1353,7 +1342,9 @@ impl<'a> Project<'a> {
                 let file_id = u32::try_from(index).unwrap_or(u32::MAX);
                 for function in &facts.functions {
                     let may_hand = function.calls_named(|name| {
-                        catalog.rq_method(&name).is_some() || self.may_name_enqueue_or_app_by(name)
+                        catalog.rq_method(&name).is_some()
+                            || self.may_name_enqueue_or_app_by(name)
+                            || catalog.may_be_task_decorator(name)
                     });
                     if !may_hand {
                         continue;
@@ -1392,6 +1383,10 @@ impl<'a> Project<'a> {
             let EventKind::Call(call) = &event.kind else {
                 continue;
             };
+            if let Some(task) = self.decorator_called(body, call, file) {
+                tasks.push(task);
+                continue;
+            }
             // `enqueue` of the project's own class (a local runner) is not RQ's.
             let rq = catalog.rq_method(call.method.as_str()).filter(|_| {
                 !call
@@ -1440,6 +1435,75 @@ impl<'a> Project<'a> {
                 });
             }
         }
+    }
+
+    /// A task decorator called on a function instead of written above it: `remind =
+    /// shared_task(_remind)`, `dramatiq.actor(f, max_retries=3)`, `app.task(bind=True)(f)`,
+    /// `huey.task()(f)`. The options are the decorator's: the call's own keywords, or those of
+    /// the call that made the decorator.
+    fn decorator_called(&self, body: &FunctionBody, call: &CallSite, file: u32) -> Option<Task> {
+        let path = call.path.as_ref()?;
+        if !self.catalog.may_be_task_decorator(path.0.last()?.name) {
+            return None;
+        }
+        let target = call
+            .args()
+            .first()?
+            .path
+            .as_ref()
+            .filter(|p| !p.is_call())?;
+        // The decorator as `@` would name it: the path without the call of the function.
+        let mut decorator = path.clone();
+        if let Some(last) = decorator.0.last_mut() {
+            last.call = Call::No;
+        }
+        let framework = self.catalog.task_decorator(&self.canonical(&decorator))?;
+        let id = self.resolve_function(&self.canonical(target), None)?;
+        // `app.task(bind=True)(f)`: the options are the inner call's, the one this calls.
+        let made_by = (call.method.as_str().is_empty())
+            .then(|| {
+                body.events.iter().find_map(|event| match &event.kind {
+                    EventKind::Call(inner) if inner.range == call.func_range => Some(&**inner),
+                    _ => None,
+                })
+            })
+            .flatten();
+        let keywords = made_by.unwrap_or(call).keywords();
+        let options = self.decorator_options(
+            keywords.iter().map(|(name, value)| (name.as_str(), value)),
+            file,
+        );
+        Some(Task {
+            id,
+            framework,
+            options,
+            declared_at: call.range,
+        })
+    }
+
+    /// A task's options from its decorator's keywords, after those of its `base=` class.
+    fn decorator_options<'v>(
+        &self,
+        keywords: impl Iterator<Item = (&'v str, &'v Value)> + Clone,
+        file: u32,
+    ) -> TaskOptions {
+        let mut options = TaskOptions::default();
+        if let Some(base) = keywords
+            .clone()
+            .find(|(name, _)| *name == "base")
+            .and_then(|(_, v)| v.path.as_ref())
+            .filter(|path| !path.is_call())
+        {
+            self.inherit_options(&self.canonical(base), &mut options, 0);
+        }
+        for (k, v) in keywords {
+            options.push(k, v, file);
+        }
+        options.bind = options
+            .get("bind")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        options
     }
 
     /// Adds the options the project class `qualname` sets, after those of its own bases.
