@@ -1066,6 +1066,16 @@ impl<'a> Project<'a> {
                 None => self.find_method(&self.bound_task_base(caller)?.dotted(), method, 0),
             };
         }
+        // `super().run(...)`, `super(Cls, self).run(...)`: the method as the class's bases have it.
+        if let [head, method] = segs
+            && head.name == "super"
+            && head.call != Call::No
+        {
+            let class = self.class_of(caller?)?;
+            return class.bases.iter().find_map(|base| {
+                self.find_method(&self.canonical(base).dotted(), method.name.as_str(), 1)
+            });
+        }
         if segs
             .first()
             .is_none_or(|head| !self.defined_heads.contains(&head.name))
