@@ -69,7 +69,16 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             // the loop (`if campaign.sent: return`) checks the whole run, which a failure in a
             // later iteration leaves undone.
             let in_loop = |block| function.block_within(block, loop_block);
+            // A guard in the loop checks each item only if the loop records each item: with
+            // the flag set after the loop (`filter(...).update(reminded=True)`), or nowhere, a
+            // failure mid-loop leaves it unset for the items already done.
+            let records_each_time = function
+                .events()
+                .iter()
+                .enumerate()
+                .any(|(i, event)| in_loop(event.block) && project.writes_state(task.id, i));
             let guarded_each_time = effect.guarded
+                && records_each_time
                 && (!project.is_guarded(task.id, effect.index)
                     || function.events()[..effect.index].iter().any(|event| {
                         matches!(event.kind, EventKind::Guard(_)) && in_loop(event.block)
