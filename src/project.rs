@@ -1978,7 +1978,7 @@ impl<'a> Project<'a> {
     }
 
     /// Whether a block is a `with` over a transaction (`transaction.atomic()`, `session.begin()`).
-    fn opens_transaction(&self, block: &crate::facts::Block) -> bool {
+    pub(crate) fn opens_transaction(&self, block: &crate::facts::Block) -> bool {
         self.opens_transaction_at(block, 0)
     }
 
@@ -2083,7 +2083,7 @@ impl<'a> Project<'a> {
         // Whether the event at `i` is repeated by a loop that records no progress per iteration
         // (no write in its body) and no guard precedes it.
         let repeated_by_loop = |i: usize, block: u32| {
-            !guarded_at(function, i)
+            !guarded_at(self, function, i)
                 && function.in_loop(block).is_some_and(|loop_block| {
                     !function.events().iter().enumerate().any(|(j, other)| {
                         j != i
@@ -2118,7 +2118,7 @@ impl<'a> Project<'a> {
                 Some(CallClass::Effect(_)) => summary.effects.push(Reached {
                     origin: here,
                     next: here,
-                    guarded: guarded_at(function, i),
+                    guarded: guarded_at(self, function, i),
                     followed_inside: false,
                     looped_inside: repeated_by_loop(i, event.block),
                 }),
@@ -2134,7 +2134,7 @@ impl<'a> Project<'a> {
                     if summary.enqueue.is_none() {
                         summary.enqueue = callee_summary.enqueue;
                     }
-                    let guarded_here = guarded_at(function, i);
+                    let guarded_here = guarded_at(self, function, i);
                     let looped = repeated_by_loop(i, event.block);
                     for reached in &callee_summary.effects {
                         if summary.effects.len() >= MAX_REACHED {
@@ -2221,13 +2221,48 @@ impl<'a> Project<'a> {
         Some(name.to_string())
     }
 
+    /// The insert an `except IntegrityError` guard protects, among the `inserts` of its `try`:
+    /// the last one into a project model whose unique constraints cover the fields it sets
+    /// (`try: Processed.objects.create(key=k); Ticket.objects.create(...)` guards with the
+    /// first); else the last insert, when no model tells.
+    pub fn integrity_marker(
+        &self,
+        function: &Function,
+        inserts: &[TextRange],
+    ) -> Option<TextRange> {
+        if let [only] = inserts {
+            return Some(*only);
+        }
+        let unique = |range: &TextRange| {
+            function.events().iter().any(|event| match &event.kind {
+                EventKind::Call(call) if call.range == *range => call
+                    .path
+                    .as_ref()
+                    .and_then(|path| self.models.manager_target(self, path))
+                    .is_some_and(|target| {
+                        let mut fields: Vec<String> =
+                            call.keywords().iter().map(|(k, _)| k.to_string()).collect();
+                        fields.extend(target.implicit.map(str::to_string));
+                        self.models.list[target.model].lookup_is_unique(&fields)
+                    }),
+                _ => false,
+            })
+        };
+        inserts
+            .iter()
+            .rev()
+            .find(|range| unique(range))
+            .or(inserts.last())
+            .copied()
+    }
+
     /// Whether the event at `index` of `id` is preceded by a done-guard on every path,
     /// including guards that call a project helper returning a done-check.
     pub fn is_guarded(&self, id: FuncId, index: usize) -> bool {
         let Some(function) = self.function(id) else {
             return false;
         };
-        dominating_guards(function, index).any(|guard| match guard {
+        dominating_guards(self, function, index).any(|guard| match guard {
             GuardTest::Helper { path } => self
                 .resolve_function(&self.canonical(path), Some(id))
                 .and_then(|callee| self.summary(callee))
@@ -2492,10 +2527,12 @@ fn outermost<'f>(facts: &'f ModuleFacts, mut function: &'f Function) -> &'f Func
 }
 
 /// The guards that dominate the event at `index`: earlier, in a block that contains it.
-pub fn dominating_guards(
-    function: &Function,
+/// `opens_transaction` tells which `with` blocks are transactions.
+pub fn dominating_guards<'f>(
+    project: &'f Project,
+    function: &'f Function,
     index: usize,
-) -> impl Iterator<Item = &GuardTest> + '_ {
+) -> impl Iterator<Item = &'f GuardTest> + 'f {
     let events = function.events();
     let target = events.get(index);
     let before = events[..index.min(events.len())]
@@ -2522,21 +2559,53 @@ pub fn dominating_guards(
             let EventKind::Guard(guard) = &event.kind else {
                 return None;
             };
-            let GuardTest::Integrity {
-                marker: Some(marker),
-            } = guard.test
-            else {
+            let GuardTest::Integrity { inserts } = &guard.test else {
                 return None;
             };
+            let marker = project.integrity_marker(function, inserts)?;
             let at = event_range(target)?;
             let in_try_body = guard.range.contains_range(at)
-                && marker.end() <= at.start()
+                && (marker.end() <= at.start()
+                    || rolled_back_with(project, function, event.block, marker, target.block))
                 && !function
                     .block_kinds(target.block)
                     .any(|kind| matches!(kind, BlockKind::Handler { .. } | BlockKind::Finally));
             in_try_body.then_some(&guard.test)
         });
     before.chain(after)
+}
+
+/// Whether a write before the insert an `except IntegrityError` guards is undone with it:
+/// both are in one transaction opened inside the `try` (`try: with atomic(): work(); Marker
+/// .objects.create(...)`), which the duplicate insert rolls back whole.
+fn rolled_back_with(
+    project: &Project,
+    function: &Function,
+    guard_block: u32,
+    marker: TextRange,
+    target_block: u32,
+) -> bool {
+    let Some(marker_block) = function
+        .events()
+        .iter()
+        .find_map(|event| match &event.kind {
+            EventKind::Call(call) if call.range == marker => Some(event.block),
+            _ => None,
+        })
+    else {
+        return false;
+    };
+    // The blocks from the insert out to the `try` statement's own block.
+    function
+        .ancestors(marker_block)
+        .take_while(|&block| block != guard_block)
+        .any(|block| {
+            function
+                .blocks()
+                .get(block as usize)
+                .is_some_and(|b| project.opens_transaction(b))
+                && function.block_within(target_block, block)
+        })
 }
 
 /// Where an event is in the source, when it is a call or an assignment.
@@ -2598,8 +2667,8 @@ pub(crate) fn guard_covers(function: &Function, guard_block: u32, target: u32) -
     }
 }
 
-fn guarded_at(function: &Function, index: usize) -> bool {
-    dominating_guards(function, index).any(|g| !matches!(g, GuardTest::Helper { .. }))
+fn guarded_at(project: &Project, function: &Function, index: usize) -> bool {
+    dominating_guards(project, function, index).any(|g| !matches!(g, GuardTest::Helper { .. }))
 }
 
 /// A short label for a call in traces: `send_receipt`, `stripe.PaymentIntent.create`.

@@ -359,11 +359,10 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding], lang: Lang) -
         .iter()
         .filter_map(|e| match &e.kind {
             EventKind::Guard(guard) => match &guard.test {
-                GuardTest::NotCreated { marker, .. }
-                | GuardTest::NotMarker { marker }
-                | GuardTest::Integrity {
-                    marker: Some(marker),
-                } => Some(*marker),
+                GuardTest::NotCreated { marker, .. } | GuardTest::NotMarker { marker } => {
+                    Some(*marker)
+                }
+                GuardTest::Integrity { inserts } => project.integrity_marker(function, inserts),
                 _ => None,
             },
             _ => None,

@@ -827,25 +827,24 @@ impl<'e, 'c> Walker<'e, 'c> {
         let finally = self.push_block(block, BlockKind::Finally);
         self.suite(&stmt_try.finalbody, finally, pending);
         if let Some(exit) = integrity_exit {
-            // The insert the handler protects: the last write call in the `try` body.
-            let marker =
-                self.events[..body_events]
-                    .iter()
-                    .rev()
-                    .find_map(|event| match &event.kind {
-                        EventKind::Call(call)
-                            if self.blocks_within(event.block, body)
-                                && self.ex.catalog.is_insert(call.method.as_str()) =>
-                        {
-                            Some(call.range)
-                        }
-                        _ => None,
-                    });
+            // The inserts the handler may protect: the write calls in the `try` body.
+            let inserts = self.events[..body_events]
+                .iter()
+                .filter_map(|event| match &event.kind {
+                    EventKind::Call(call)
+                        if self.blocks_within(event.block, body)
+                            && self.ex.catalog.is_insert(call.method.as_str()) =>
+                    {
+                        Some(call.range)
+                    }
+                    _ => None,
+                })
+                .collect();
             self.push_event(
                 block,
                 EventKind::Guard(Box::new(Guard {
                     range: stmt_try.range,
-                    test: GuardTest::Integrity { marker },
+                    test: GuardTest::Integrity { inserts },
                     exit,
                 })),
             );

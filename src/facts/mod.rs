@@ -1010,8 +1010,10 @@ pub enum GuardTest {
     NotCreated { marker: TextRange, compound: bool },
     /// `if not redis.set(k, v, nx=True):`, `if not cache.add(...)`; `marker` is that call.
     NotMarker { marker: TextRange },
-    /// `try: ...create(...) except IntegrityError: return`; `marker` is the insert in the `try`.
-    Integrity { marker: Option<TextRange> },
+    /// `try: ...create(...) except IntegrityError: return`; `inserts` are the insert calls in
+    /// the `try`, in order: which one is the marker depends on the models
+    /// ([`crate::project::Project::integrity_marker`]).
+    Integrity { inserts: Vec<TextRange> },
     /// `if helper(...):`, a done-check when the helper's summary says so.
     Helper { path: QPath },
     /// `if x.status != "pending": return` when the function never writes `status` afterwards:

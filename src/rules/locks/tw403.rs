@@ -97,11 +97,12 @@ fn dedup_models(project: &Project, task: &TaskView) -> Vec<usize> {
     for (index, event) in function.events().iter().enumerate() {
         match &event.kind {
             EventKind::Guard(guard) => match &guard.test {
-                GuardTest::NotCreated { marker, .. }
-                | GuardTest::Integrity {
-                    marker: Some(marker),
-                } => {
+                GuardTest::NotCreated { marker, .. } => {
                     found.extend(index_of(*marker).and_then(model_of));
+                }
+                GuardTest::Integrity { inserts } => {
+                    let marker = project.integrity_marker(function, inserts);
+                    found.extend(marker.and_then(index_of).and_then(model_of));
                 }
                 _ => {}
             },

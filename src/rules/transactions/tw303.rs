@@ -62,9 +62,12 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 marker,
                 compound: false,
             } => (*marker, true),
-            GuardTest::Integrity {
-                marker: Some(marker),
-            } => (*marker, true),
+            GuardTest::Integrity { inserts } => {
+                let Some(marker) = project.integrity_marker(function, inserts) else {
+                    continue;
+                };
+                (marker, true)
+            }
             GuardTest::NotMarker { marker } if !releases_keys(project, function) => {
                 (*marker, false)
             }
