@@ -72,8 +72,9 @@ impl Model {
             .any(|set| !set.is_empty() && set.iter().all(|f| normal.contains(&self.normalize(f))))
     }
 
-    /// `user_id` → `user` for a relation; anything after `__` is a lookup on another table.
-    fn normalize(&self, field: &str) -> String {
+    /// The field a lookup names: `user_id` → `user` for a relation (a plain `external_id`
+    /// field stays); anything after `__` is a lookup on another table.
+    pub fn normalize(&self, field: &str) -> String {
         let field = field.split("__").next().unwrap_or(field);
         if let Some(base) = field.strip_suffix("_id")
             && self.relations.iter().any(|r| r == base)

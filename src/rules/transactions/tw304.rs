@@ -96,7 +96,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         );
         let constraint_fields = fields
             .iter()
-            .map(|f| format!("\"{}\"", f.strip_suffix("_id").unwrap_or(f)))
+            .map(|f| format!("\"{}\"", model.normalize(f)))
             .collect::<Vec<_>>()
             .join(", ");
         let help = tr!(lang, "tw304.help", fields = constraint_fields);
