@@ -161,12 +161,13 @@ fn validate(options: &Options) -> Result<(), String> {
             ));
         }
     }
-    for glob in options
-        .exclude
-        .iter()
-        .flatten()
-        .chain(options.per_file_ignores.iter().flat_map(|m| m.keys()))
-    {
+    for glob in options.exclude.iter().flatten().map(String::as_str).chain(
+        options
+            .per_file_ignores
+            .iter()
+            .flat_map(|m| m.keys())
+            .map(|k| k.strip_prefix('!').unwrap_or(k)),
+    ) {
         Glob::new(glob).map_err(|e| format!("invalid glob `{glob}`: {e}"))?;
     }
     Ok(())
@@ -214,7 +215,8 @@ pub struct Settings {
     pub root: PathBuf,
     pub config_path: Option<PathBuf>,
     enabled: Vec<&'static str>,
-    per_file_ignores: Vec<(GlobSet, Vec<String>)>,
+    /// (files, negated, selectors): a `!pattern` applies to the files it does not match.
+    per_file_ignores: Vec<(GlobSet, bool, Vec<String>)>,
     pub exclude: GlobSet,
     pub heuristics: bool,
     pub catalog: Catalog,
@@ -298,11 +300,16 @@ impl Settings {
         let exclude = exclude.build().map_err(glob_error)?;
         let mut per_file_ignores = Vec::new();
         for (pattern, selectors) in options.per_file_ignores.into_iter().flatten() {
+            // `"!tests/*" = [...]`: every file but those, as in ruff.
+            let (negated, pattern) = match pattern.strip_prefix('!') {
+                Some(rest) => (true, rest.to_string()),
+                None => (false, pattern),
+            };
             let mut set = GlobSetBuilder::new();
             for glob in expand_glob(&pattern) {
                 set.add(Glob::new(&glob).map_err(glob_error)?);
             }
-            per_file_ignores.push((set.build().map_err(glob_error)?, selectors));
+            per_file_ignores.push((set.build().map_err(glob_error)?, negated, selectors));
         }
         let lang = overrides
             .lang
@@ -336,10 +343,12 @@ impl Settings {
         let Some(rule) = ALL.iter().find(|r| r.code == code) else {
             return false;
         };
-        self.per_file_ignores.iter().any(|(set, selectors)| {
-            (set.is_match(relative) || set.is_match(path))
-                && selectors.iter().any(|s| selector_matches(s, rule))
-        })
+        self.per_file_ignores
+            .iter()
+            .any(|(set, negated, selectors)| {
+                (set.is_match(relative) || set.is_match(path)) != *negated
+                    && selectors.iter().any(|s| selector_matches(s, rule))
+            })
     }
 }
 

@@ -180,6 +180,27 @@ impl SourceFile {
             .any(|line| self.noqa.get(line).is_some_and(|noqa| noqa.silences(code)))
     }
 
+    /// Codes of twice's own form (`TW` and digits) that a `noqa` comment lists but no rule
+    /// has (`# noqa: TW999`), by line: they silence nothing. Other tools' codes (`E501`) are
+    /// theirs to check.
+    pub fn unknown_noqa_codes(&self) -> Vec<(usize, &str)> {
+        let mut unknown: Vec<(usize, &str)> = self
+            .noqa
+            .iter()
+            .flat_map(|(&line, noqa)| {
+                match noqa {
+                    Noqa::Codes(codes) => codes.as_slice(),
+                    _ => &[],
+                }
+                .iter()
+                .filter(|code| code.starts_with("TW") && crate::registry::find(code).is_none())
+                .map(move |code| (line, code.as_str()))
+            })
+            .collect();
+        unknown.sort_unstable();
+        unknown
+    }
+
     /// The comments that look like `noqa` directives but are not, by line.
     pub fn invalid_noqa(&self) -> Vec<(usize, NoqaError)> {
         let mut invalid: Vec<(usize, NoqaError)> = self
@@ -543,7 +564,7 @@ fn skip_string(bytes: &[u8], start: usize) -> usize {
 }
 
 /// The key of [`SourceFile::noqa`] for a `# twice: noqa` comment (lines start at 1).
-const FILE_NOQA_LINE: usize = 0;
+pub(crate) const FILE_NOQA_LINE: usize = 0;
 
 /// Where a `noqa` directive applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

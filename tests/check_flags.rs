@@ -201,6 +201,24 @@ fn standard_input_uses_the_configuration_of_its_name() {
 }
 
 #[test]
+fn negated_per_file_ignores_apply_to_the_other_files() {
+    let dir = project(&[
+        (
+            "pyproject.toml",
+            "[tool.twice]\nper-file-ignores = { \"!billing/*\" = [\"TW1\"] }\n",
+        ),
+        ("billing/.keep", ""),
+    ]);
+    let args = |name: &'static str| ["check", "-", "--stdin-filename", name, "--quiet"];
+    // Outside `billing/`: ignored.
+    let out = twice_stdin(dir.path(), &args("scripts/pay.py"), UNKEYED);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    // Inside: reported.
+    let out = twice_stdin(dir.path(), &args("billing/pay.py"), UNKEYED);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+}
+
+#[test]
 fn standard_input_replaces_the_file_on_disk() {
     let dir = project(&[("pay.py", "x = 1\n"), ("other.py", MAILER)]);
     let out = twice_stdin(

@@ -137,10 +137,15 @@ fn broken_noqa_comments_silence_nothing_and_are_warned_about() {
         "currency=\"eur\")",
         "currency=\"eur\")  # noqa: effect-without-idempotency-key",
     );
+    let unknown = UNKEYED.replace(
+        "currency=\"eur\")",
+        "currency=\"eur\")  # noqa: TW999, E501",
+    );
     let dir = project(&[
         ("empty.py", &empty),
         ("suffix.py", &suffix),
         ("named.py", &named),
+        ("unknown.py", &unknown),
     ]);
     let out = twice(dir.path(), &["check", "--output-format", "concise"]);
     let text = stdout(&out);
@@ -153,7 +158,13 @@ fn broken_noqa_comments_silence_nothing_and_are_warned_about() {
         "{warnings}"
     );
     assert!(warnings.contains("suffix.py:7:"), "{warnings}");
-    assert_eq!(warnings.lines().count(), 2, "{warnings}");
+    // A code of twice's form that no rule has; another tool's code (`E501`) is not ours.
+    assert!(
+        warnings.contains("unknown.py:7: `noqa` names `TW999`, which is no twice rule"),
+        "{warnings}"
+    );
+    assert!(text.contains("unknown.py:7:5: TW101"), "{text}");
+    assert_eq!(warnings.lines().count(), 3, "{warnings}");
     // `--quiet` prints the problems only.
     let out = twice(dir.path(), &["check", "--quiet"]);
     assert_eq!(stderr(&out), "");
@@ -262,6 +273,19 @@ fn configuration_is_read_and_validated() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("line 2, column 14: `heuristics`: invalid type"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A misspelt field of an effect's key table is named, not "no variant matched".
+    let misspelt_key = project(&[(
+        "pyproject.toml",
+        "[tool.twice.effects]\n\"a.b\" = { kind = \"payment\", key = { heder = \"X\" } }\n",
+    )]);
+    let out = twice(misspelt_key.path(), &["check"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown field `heder`") && !stderr(&out).contains("variant"),
         "{}",
         stderr(&out)
     );
@@ -396,6 +420,16 @@ fn rule_command_prints_documentation() {
     assert!(stdout(&out).contains("(TW102)"));
     let out = twice(dir.path(), &["rule", "--all"]);
     assert!(stdout(&out).lines().any(|l| l.starts_with("TW502")));
+    // The summaries line up: each starts in the same column, whatever the severity.
+    let columns: std::collections::BTreeSet<usize> = stdout(&out)
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let summary = l.split("error ").nth(1).or(l.split("warning ").nth(1))?;
+            Some(l.len() - summary.trim_start().len())
+        })
+        .collect();
+    assert_eq!(columns.len(), 1, "{}", stdout(&out));
     let out = twice(dir.path(), &["rule", "TW999"]);
     assert_eq!(out.status.code(), Some(2));
 }

@@ -168,6 +168,16 @@ fn json_format_and_changed_since() {
         &["review", "--changed-since", "no-such-revision"],
     );
     assert_eq!(out.status.code(), Some(2));
+
+    // A path that does not exist: the error alone, no "0 tasks" summary.
+    let out = twice(dir.path(), &["review", "no-such-dir"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-dir"));
 }
 
 #[test]

@@ -427,18 +427,49 @@ pub enum ArgumentFilter {
 
 /// A sink declared by the user in `[tool.twice.effects]`.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table such as `{ kind = \"payment\", key = \"idempotency_key\" }`"
+)]
 pub struct UserSink {
     pub kind: EffectKind,
     #[serde(default)]
     pub key: Option<UserKey>,
 }
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+/// Where a user's sink takes its key: a keyword's name, or a [`KeySpec`] table.
+#[derive(Clone, Debug)]
 pub enum UserKey {
     Keyword(String),
     Spec(KeySpec),
+}
+
+/// By hand rather than `untagged`, so that a misspelt field of the table is named
+/// (`unknown field `heder``) instead of "did not match any variant".
+impl<'de> Deserialize<'de> for UserKey {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<UserKey, D::Error> {
+        struct KeyVisitor;
+        impl<'de> serde::de::Visitor<'de> for KeyVisitor {
+            type Value = UserKey;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "a keyword name (`\"idempotency_key\"`) or a table of `keyword`, `position`, \
+                     `options`, `header` or `field`",
+                )
+            }
+
+            fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<UserKey, E> {
+                Ok(UserKey::Keyword(value.to_string()))
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<UserKey, A::Error> {
+                KeySpec::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(UserKey::Spec)
+            }
+        }
+        deserializer.deserialize_any(KeyVisitor)
+    }
 }
 
 #[derive(Deserialize)]

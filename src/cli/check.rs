@@ -418,6 +418,19 @@ fn warn_invalid_noqa(stderr: &mut impl Write, report: &Report) -> io::Result<()>
                 file.display
             )?;
         }
+        for (line, code) in file.unknown_noqa_codes() {
+            let line = if line == crate::parse::FILE_NOQA_LINE {
+                String::new()
+            } else {
+                format!("{line}:")
+            };
+            writeln!(
+                stderr,
+                "twice: warning: {}:{line} `noqa` names `{code}`, which is no twice rule: it \
+                 silences nothing (`twice rule --all` lists the codes)",
+                file.display
+            )?;
+        }
     }
     Ok(())
 }

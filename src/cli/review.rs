@@ -63,6 +63,10 @@ pub fn run(args: &ReviewArgs) -> io::Result<ExitStatus> {
     for (path, reason) in &report.errors {
         writeln!(io::stderr(), "twice: error: {}: {reason}", path.display())?;
     }
+    // Nothing could be read: the error says so, and "0 tasks" would not be true (as `check`).
+    if !report.errors.is_empty() && report.files.is_empty() {
+        return Ok(ExitStatus::Error);
+    }
     if let Some(changed) = &changed {
         reviews.retain(|r| {
             r.files

@@ -35,7 +35,8 @@ pub fn run(args: &RuleArgs) -> io::Result<ExitStatus> {
                 "{:<7} {:<42} {:<8} {}",
                 rule.code,
                 rule.name,
-                rule.severity,
+                // As text: the severity's `Display` ignores the width.
+                rule.severity.to_string(),
                 rule.summary_in(lang)
             )?;
         }

@@ -42,7 +42,7 @@ pub enum OutputFormat {
     Github,
     /// GitLab Code Quality report (JSON).
     Gitlab,
-    /// JUnit XML: one test case per checked file.
+    /// JUnit XML: a failing test case per problem, a passing one per clean file.
     Junit,
     /// `path:row: [CODE] message`, as pylint's parseable format.
     Pylint,

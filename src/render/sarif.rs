@@ -82,14 +82,19 @@ fn artifact_location(file: &SourceFile) -> Value {
     }
 }
 
-/// Percent-encodes everything in a path but unreserved characters, `/` and a drive's `:`.
+/// Percent-encodes everything in a path but unreserved characters, `/` and a drive's `:`
+/// (`/C:/src`). A `:` in the first segment of a relative path would read as a URI scheme
+/// (`c:d/t.py`), so it is encoded there (RFC 3986, 4.2).
 fn encode_uri_path(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
-    for byte in path.bytes() {
+    let first_segment = path.find('/').unwrap_or(path.len());
+    for (at, byte) in path.bytes().enumerate() {
+        let colon_kept = byte == b':' && (path.starts_with('/') || at > first_segment);
         match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' | b':' => {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
                 out.push(char::from(byte));
             }
+            b':' if colon_kept => out.push(':'),
             _ => out.push_str(&format!("%{byte:02X}")),
         }
     }
@@ -193,5 +198,8 @@ mod tests {
     fn uri_paths_are_percent_encoded() {
         assert_eq!(encode_uri_path("a b/c#d.py"), "a%20b/c%23d.py");
         assert_eq!(encode_uri_path("zaĸ.py"), "za%C4%B8.py");
+        // Not a scheme: a colon in the first segment of a relative path is encoded.
+        assert_eq!(encode_uri_path("c:d/t:u.py"), "c%3Ad/t:u.py");
+        assert_eq!(encode_uri_path("/C:/src/t.py"), "/C:/src/t.py");
     }
 }
