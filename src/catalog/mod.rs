@@ -368,6 +368,8 @@ pub struct Catalog {
     effects: PatternSet<usize>,
     pub heuristics: Heuristics,
     nondeterministic: PatternSet<()>,
+    /// Methods whose arguments' taint goes into their receiver ([`Catalog::folds_into_receiver`]).
+    into_receiver: Vec<Sym>,
     pub metadata: Vec<Metadata>,
     metadata_patterns: PatternSet<usize>,
     /// The members of the task instance that metadata is read through (`request` in
@@ -477,7 +479,7 @@ impl<'de> Deserialize<'de> for UserKey {
 struct RawCatalog {
     effect: Vec<RawEffect>,
     heuristics: RawHeuristics,
-    nondeterministic: RawCalls,
+    nondeterministic: RawNondeterministic,
     metadata: Vec<RawMetadata>,
     framework: Vec<RawFramework>,
     enqueue: RawEnqueue,
@@ -1049,6 +1051,13 @@ struct RawCalls {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawNondeterministic {
+    calls: Vec<String>,
+    into_receiver: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct RawBinders {
     calls: Vec<String>,
     wrappers: Vec<String>,
@@ -1314,6 +1323,12 @@ impl Catalog {
                 key_keyword_contains: h.key_keyword_contains,
             },
             nondeterministic,
+            into_receiver: raw
+                .nondeterministic
+                .into_receiver
+                .iter()
+                .map(|name| Sym::new(name))
+                .collect(),
             metadata,
             metadata_patterns,
             task_members,
@@ -1643,6 +1658,11 @@ impl Catalog {
     /// (`boto3.client(service_name="ses")` is `boto3.client(ses)`).
     pub fn is_name_keyword(&self, keyword: &str) -> bool {
         self.vocabulary.name_keywords.iter().any(|k| k == keyword)
+    }
+
+    /// Whether `receiver.method(value)` folds `value` into the receiver (`h.update(...)`).
+    pub fn folds_into_receiver(&self, method: Sym) -> bool {
+        self.into_receiver.contains(&method)
     }
 
     pub fn is_nondeterministic(&self, path: &QPath) -> bool {

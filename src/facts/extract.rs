@@ -2094,6 +2094,18 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
 
+        // `h.update(str(time.time()).encode())`: the local now holds what it was fed.
+        if let Expr::Attribute(attr) = &*call.func
+            && let Expr::Name(receiver) = &*attr.value
+            && !self.is_module
+            && args.iter().any(|arg| !arg.taint.is_empty())
+            && self.ex.catalog.folds_into_receiver(method)
+            && let Some(local) = self.locals.get_mut(&Sym::new(receiver.id.as_str()))
+        {
+            for arg in &args {
+                merge_taint(&mut local.taint, &arg.taint);
+            }
+        }
         // A local holding a call's result (a loaded row) handed to another call: that call may
         // change it (`mark_paid(order)`, `setattr(order, "status", ...)`); a manager's call
         // (`Log.objects.create(order=order)`) only points at it.
