@@ -298,6 +298,9 @@ struct Walker<'e, 'c> {
     /// `balance`; `None` when the field is not a literal), in evaluation order: a keyword or
     /// an attribute assignment takes those of its value ([`Walker::accumulates_into`]).
     stored_reads: Vec<Option<Sym>>,
+    /// Taint an attribute of a local was assigned (`order.payment_key = uuid4().hex`): read
+    /// back by `order.payment_key`. (local, attribute, taint); few per function.
+    attr_taints: Vec<(Sym, Sym, ThinVec<Taint>)>,
 }
 
 type Pending<'a> = Vec<(usize, &'a ast::StmtFunctionDef)>;
@@ -332,6 +335,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             import_fallback: false,
             row_states: Vec::new(),
             stored_reads: Vec::new(),
+            attr_taints: Vec::new(),
         }
     }
 
@@ -760,7 +764,15 @@ impl<'e, 'c> Walker<'e, 'c> {
                 })),
             );
         }
+        let events_before = self.events.len();
         self.suite(&stmt_if.body, branch, pending);
+        // `if not key:` / `if key is None:` around making the key once.
+        if let Some(target) = absent_test(&stmt_if.test)
+            && let (Some(first), Some(last)) = (stmt_if.body.first(), stmt_if.body.last())
+        {
+            let body = TextRange::new(first.range().start(), last.range().end());
+            self.forget_minted_once(target, body, events_before);
+        }
         // `if x.sent: return` guards what follows, the `elif`/`else` branches included.
         if let Some(exit) = exits(&stmt_if.body)
             && let Some(test) = self.guard_test(&stmt_if.test, &test)
@@ -1125,6 +1137,11 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
             }
             Expr::Attribute(attr) => {
+                if let Expr::Name(local) = &*attr.value
+                    && !self.is_module
+                {
+                    self.set_attr_taint(local.id.as_str(), attr.attr.as_str(), &value.taint);
+                }
                 if let Some(var) = root_name(&attr.value) {
                     let object = self.pure(&attr.value).path;
                     self.push_event(
@@ -1267,6 +1284,10 @@ impl<'e, 'c> Walker<'e, 'c> {
         value.name = None;
         if self.import_fallback && self.ex.imports.contains_key(&Sym::new(name)) {
             return;
+        }
+        if !self.attr_taints.is_empty() {
+            let sym = Sym::new(name);
+            self.attr_taints.retain(|(var, _, _)| *var != sym);
         }
         if self.is_module {
             self.ex.module_vars.insert(name.to_string(), value);
@@ -2036,7 +2057,66 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             value.path = Some(path);
         }
+        if !self.attr_taints.is_empty()
+            && let Expr::Name(local) = &*attr.value
+        {
+            let var = Sym::new(local.id.as_str());
+            if let Some((_, _, taint)) = self
+                .attr_taints
+                .iter()
+                .find(|(v, a, _)| *v == var && *a == name)
+            {
+                merge_taint(&mut value.taint, taint);
+            }
+        }
         (value, object)
+    }
+
+    /// Records what `local.attr = value` put in the attribute: its taint, or nothing.
+    fn set_attr_taint(&mut self, local: &str, attr: &str, taint: &[Taint]) {
+        let (var, attr) = (Sym::new(local), Sym::new(attr));
+        self.attr_taints
+            .retain(|(v, a, _)| !(*v == var && *a == attr));
+        if !taint.is_empty() {
+            self.attr_taints
+                .push((var, attr, taint.iter().copied().collect()));
+        }
+    }
+
+    /// `if not order.payment_key: order.payment_key = uuid4().hex; order.save(...)`: a key
+    /// made once, only when none is stored, and stored before anything uses it, is the same on
+    /// every later run. Its sources made in the branch are dropped from what `target` holds
+    /// after the `if`, when the branch wrote rows after making it.
+    fn forget_minted_once(&mut self, target: &Expr, body: TextRange, events_before: usize) {
+        let catalog = self.ex.catalog;
+        let stored = self.events[events_before..].iter().any(|event| {
+            matches!(&event.kind, EventKind::Call(call)
+                if call.path.as_ref().is_some_and(|path| catalog.orm.is_write(call.method.as_str(), path)))
+        });
+        if !stored {
+            return;
+        }
+        let made_here = |taint: &Taint| matches!(taint, Taint::Nondet { range, .. } if body.contains_range(*range));
+        match target {
+            Expr::Name(name) => {
+                if let Some(value) = self.locals.get_mut(&Sym::new(name.id.as_str())) {
+                    value.taint.retain(|taint| !made_here(taint));
+                }
+            }
+            Expr::Attribute(attr) if attr.value.is_name_expr() => {
+                let Expr::Name(local) = &*attr.value else {
+                    return;
+                };
+                let (var, name) = (Sym::new(local.id.as_str()), Sym::new(attr.attr.as_str()));
+                for (v, a, taint) in &mut self.attr_taints {
+                    if *v == var && *a == name {
+                        taint.retain(|taint| !made_here(taint));
+                    }
+                }
+                self.attr_taints.retain(|(_, _, taint)| !taint.is_empty());
+            }
+            _ => {}
+        }
     }
 
     fn call(&mut self, call: &ast::ExprCall, block: u32) -> Value {
@@ -2668,6 +2748,26 @@ fn receiver_name(expr: &Expr) -> Option<&str> {
         Expr::Attribute(attr) => Some(attr.attr.as_str()),
         Expr::Call(call) => receiver_name(&call.func),
         Expr::Subscript(sub) => receiver_name(&sub.value),
+        _ => None,
+    }
+}
+
+/// What `if not x:` / `if x is None:` tests the absence of, when it is a name or an attribute
+/// of a name.
+fn absent_test(test: &Expr) -> Option<&Expr> {
+    let tested = match test {
+        Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => &*unary.operand,
+        Expr::Compare(compare)
+            if matches!(compare.ops.as_ref(), [ast::CmpOp::Is | ast::CmpOp::Eq])
+                && matches!(compare.comparators.as_ref(), [Expr::NoneLiteral(_)]) =>
+        {
+            &*compare.left
+        }
+        _ => return None,
+    };
+    match tested {
+        Expr::Name(_) => Some(tested),
+        Expr::Attribute(attr) if attr.value.is_name_expr() => Some(tested),
         _ => None,
     }
 }

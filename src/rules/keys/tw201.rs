@@ -17,7 +17,9 @@ declare_rule! {
     /// at the source call (in the helper when a helper makes the key). A value that only
     /// selects rows (`Invoice.objects.filter(due_at__lt=timezone.now())`) is not in them: a
     /// key made from a selected row's fields is stable; a row created with a random value
-    /// holds it.
+    /// holds it. A key made only when none is stored (`if not order.payment_key:`) and stored
+    /// in the same branch, before anything uses it, is made once and read back by every later
+    /// run: not reported; one stored only after the call is.
     ///
     /// ## Why it matters on a second run
     /// The second run computes a different key, so the provider, the lock or the de-duplication
