@@ -626,6 +626,7 @@ struct RawWrites {
     counter_methods: Vec<String>,
     counter_receiver_words: Vec<String>,
     open_functions: Vec<String>,
+    open_methods: Vec<String>,
     sql_methods: Vec<String>,
     sql_text: Vec<String>,
     idempotent_insert: Vec<String>,
@@ -640,6 +641,7 @@ pub struct Writes {
     pub counter_methods: Vec<String>,
     pub counter_receiver_words: Vec<String>,
     open_functions: PatternSet<()>,
+    open_methods: PatternSet<()>,
     pub sql_methods: Vec<String>,
     sql_text: PatternSet<()>,
     pub idempotent_insert: Vec<String>,
@@ -661,8 +663,16 @@ impl Writes {
                 .any(|w| receiver.contains(w.as_str()))
     }
 
-    pub fn is_open(&self, path: &QPath) -> bool {
-        self.open_functions.find(path).is_some()
+    /// Where a call that opens a file takes its mode: `open(path, mode)` second,
+    /// `Path(path).open(mode)` first. `None` when the call opens no file.
+    pub fn open_mode_position(&self, path: &QPath) -> Option<usize> {
+        if self.open_functions.find(path).is_some() {
+            Some(1)
+        } else if self.open_methods.find(path).is_some() {
+            Some(0)
+        } else {
+            None
+        }
     }
 
     /// Whether a call of `path` is its first argument as a statement (`text("INSERT ...")`).
@@ -1388,6 +1398,7 @@ impl Catalog {
                 counter_methods: raw.writes.counter_methods,
                 counter_receiver_words: raw.writes.counter_receiver_words,
                 open_functions: pattern_set(&raw.writes.open_functions),
+                open_methods: pattern_set(&raw.writes.open_methods),
                 sql_methods: raw.writes.sql_methods,
                 sql_text: pattern_set(&raw.writes.sql_text),
                 idempotent_insert: raw.writes.idempotent_insert,

@@ -176,8 +176,8 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
                 .any(|clause| sql.contains(clause.as_str()));
             (is_insert && !idempotent).then(|| tr!(lang, "tw305.insert"))
         }
-        _ if writes.is_open(&project.canonical(path)) => {
-            let mode = call.arg(1, "mode")?.as_str()?;
+        _ if let Some(position) = writes.open_mode_position(&project.canonical(path)) => {
+            let mode = call.arg(position, "mode")?.as_str()?;
             mode.contains('a')
                 .then(|| tr!(lang, "tw305.append", mode = mode))
         }
