@@ -1996,6 +1996,47 @@ impl<'a> Project<'a> {
         })
     }
 
+    /// Whether the transaction `tx` of `id` (a block, or [`FUNCTION_TRANSACTION`]) is one that
+    /// `transaction.on_commit` applies to, so that the fix can name it; a SQLAlchemy session's
+    /// or psycopg's is not.
+    pub fn transaction_has_on_commit(&self, id: FuncId, tx: u32) -> bool {
+        if tx == FUNCTION_TRANSACTION {
+            return true;
+        }
+        self.function(id)
+            .and_then(|f| f.blocks().get(tx as usize))
+            .is_some_and(|block| self.block_has_on_commit(block, 0))
+    }
+
+    /// [`Project::transaction_has_on_commit`] of a `with` block, through the project's
+    /// context-manager helpers (`with unit_of_work():` whose body is `with atomic(): yield`).
+    fn block_has_on_commit(&self, block: &crate::facts::Block, depth: u32) -> bool {
+        let BlockKind::With { items } = &block.kind else {
+            return false;
+        };
+        items
+            .iter()
+            .filter_map(|item| item.path.as_ref())
+            .any(|path| {
+                let canonical = self.canonical(path);
+                if self.catalog.transactions.has_on_commit(&canonical) {
+                    return true;
+                }
+                depth < 4
+                    && self.transaction_context_helper(&canonical, depth)
+                    && self
+                        .resolve_function(&canonical, None)
+                        .and_then(|id| self.function(id))
+                        .is_some_and(|helper| {
+                            self.transaction_decorated(helper)
+                                || helper
+                                    .blocks()
+                                    .iter()
+                                    .any(|block| self.block_has_on_commit(block, depth + 1))
+                        })
+            })
+    }
+
     /// Whether `path` calls a project generator made a context manager
     /// (`@contextlib.contextmanager`) that opens a transaction around its `yield`:
     /// `with atomic_step(): ...` runs the caller's block in that transaction.

@@ -690,6 +690,7 @@ struct RawTransactions {
     methods: Vec<String>,
     receiver_words: Vec<String>,
     on_commit: Vec<String>,
+    on_commit_contexts: Vec<String>,
 }
 
 /// Database transactions: context managers, decorators, and what runs after the commit.
@@ -701,6 +702,7 @@ pub struct Transactions {
     pub methods: Vec<String>,
     pub receiver_words: Vec<String>,
     on_commit: PatternSet<()>,
+    on_commit_contexts: PatternSet<()>,
 }
 
 impl Transactions {
@@ -733,6 +735,11 @@ impl Transactions {
 
     pub fn is_on_commit(&self, path: &QPath) -> bool {
         self.on_commit.find(path).is_some()
+    }
+
+    /// Whether a `with` item opens a transaction that `on_commit` calls apply to (Django's).
+    pub fn has_on_commit(&self, path: &QPath) -> bool {
+        self.on_commit_contexts.find(path).is_some()
     }
 }
 
@@ -1411,6 +1418,7 @@ impl Catalog {
                 methods: raw.transactions.methods,
                 receiver_words: raw.transactions.receiver_words,
                 on_commit: pattern_set(&raw.transactions.on_commit),
+                on_commit_contexts: pattern_set(&raw.transactions.on_commit_contexts),
             },
             models: raw.models,
             celery_settings: raw.celery_settings,

@@ -72,7 +72,11 @@ pub fn check_project(checker: &mut Checker) {
                 transaction = describe_transaction(project, id, tx, lang),
                 done = effect.kind.done(lang)
             );
-            let help = tr!(lang, "tw301.help");
+            let help = if project.transaction_has_on_commit(id, tx) {
+                tr!(lang, "tw301.help")
+            } else {
+                tr!(lang, "tw301.help_after_block")
+            };
             let diagnostic = checker.report(&RULE, id.file, range, message, help);
             if trace.len() > 1 {
                 diagnostic.trace = trace;

@@ -85,7 +85,11 @@ pub fn check_project(checker: &mut Checker) {
                 what = what,
                 transaction = describe_transaction(project, id, tx, lang)
             );
-            let help = tr!(lang, "tw302.help");
+            let help = if project.transaction_has_on_commit(id, tx) {
+                tr!(lang, "tw302.help")
+            } else {
+                tr!(lang, "tw302.help_after_block")
+            };
             let diagnostic = checker.report(&RULE, id.file, call.func_range, message, help);
             if let Some(enqueue) = via {
                 diagnostic.trace = vec![
