@@ -1470,7 +1470,10 @@ impl<'a> Project<'a> {
         let framework = self.catalog.task_decorator(&self.canonical(&decorator))?;
         let id = self.resolve_function(&self.canonical(target), None)?;
         // `app.task(bind=True)(f)`: the options are the inner call's, the one this calls.
-        let made_by = (call.method.as_str().is_empty())
+        let made_by = call
+            .method
+            .as_str()
+            .is_empty()
             .then(|| {
                 body.events.iter().find_map(|event| match &event.kind {
                     EventKind::Call(inner) if inner.range == call.func_range => Some(&**inner),

@@ -2103,7 +2103,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     value.taint.retain(|taint| !made_here(taint));
                 }
             }
-            Expr::Attribute(attr) if attr.value.is_name_expr() => {
+            Expr::Attribute(attr) => {
                 let Expr::Name(local) = &*attr.value else {
                     return;
                 };
