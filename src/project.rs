@@ -116,6 +116,22 @@ pub enum KeyStatus {
     Present(Box<Value>),
     /// The call passes `**kwargs` or a headers value twice cannot see: say nothing.
     Unknown,
+    /// The call spreads a parameter of the function making it (`create(**kwargs)` in
+    /// `def charge(**kwargs)`): the key is what that function's callers put there, read
+    /// where a task reaches the effect ([`crate::rules::EffectAt::key`]); unknown until then.
+    Spread(Sym),
+}
+
+/// What a call gives for the key of an effect a wrapper spreads its `**kwargs` into
+/// ([`Project::key_in_spread`]).
+pub enum SpreadKey<'c> {
+    Given(&'c Value),
+    /// No key, or `None`.
+    Missing,
+    /// The call spreads a `**kwargs` of its own.
+    Spread(Sym),
+    /// It may pass one the facts do not show.
+    Unknown,
 }
 
 #[derive(Clone, Debug)]
@@ -406,6 +422,37 @@ impl<'a> Project<'a> {
         match &self.function(id)?.events().get(event as usize)?.kind {
             EventKind::Call(call) => Some(call),
             _ => None,
+        }
+    }
+
+    /// The key a call gives a wrapper that spreads its `**kwargs` into `effect`'s sink
+    /// ([`KeyStatus::Spread`]): the keyword the sink takes its key by, or a key-like keyword
+    /// for a heuristic effect. A key inside `options=` or `headers=` is not followed.
+    pub fn key_in_spread<'c>(&self, effect: &Effect, call: &'c CallSite) -> SpreadKey<'c> {
+        let spec = effect
+            .sink
+            .and_then(|index| self.catalog.sinks.get(index as usize))
+            .and_then(|sink| sink.key.as_ref());
+        let is_key = |keyword: &str| match spec {
+            Some(spec) => spec.keyword.as_deref() == Some(keyword),
+            None => self.catalog.heuristics.is_key_keyword(keyword),
+        };
+        if let Some((_, value)) = call.keywords().iter().find(|(k, _)| is_key(k)) {
+            return if value.is_none() {
+                SpreadKey::Missing
+            } else {
+                SpreadKey::Given(value)
+            };
+        }
+        let elsewhere = spec.is_some_and(|spec| {
+            spec.options.is_some() && call.keyword("options").is_some()
+                || !spec.header.is_empty() && call.keyword("headers").is_some()
+        });
+        match call.spreads {
+            _ if elsewhere => SpreadKey::Unknown,
+            Some(param) if call.star_kwargs => SpreadKey::Spread(param),
+            None if call.star_kwargs => SpreadKey::Unknown,
+            _ => SpreadKey::Missing,
         }
     }
 
@@ -1706,6 +1753,9 @@ impl<'a> Project<'a> {
         let (key, key_func) = match &sink.key {
             None => (KeyStatus::Unsupported, None),
             Some(spec) => match key_status(spec, call) {
+                KeyStatus::Unknown if let Some(param) = spread_key(spec, call) => {
+                    (KeyStatus::Spread(param), None)
+                }
                 KeyStatus::Unknown => self
                     .helper_headers_key(spec, call, caller)
                     .map_or((KeyStatus::Unknown, None), |(key, helper)| {
@@ -1810,7 +1860,7 @@ impl<'a> Project<'a> {
             .find(|(k, _)| h.is_key_keyword(k))
             .map_or(
                 if call.star_kwargs {
-                    KeyStatus::Unknown
+                    call.spreads.map_or(KeyStatus::Unknown, KeyStatus::Spread)
                 } else {
                     KeyStatus::Missing
                 },
@@ -2848,6 +2898,17 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
     }
     // Positional keys: a call with fewer arguments simply lacks it.
     KeyStatus::Missing
+}
+
+/// The parameter a call spreads (`**kwargs`) when it is all that can carry the sink's key
+/// keyword: no `options=` or `headers=` the call gives, no arguments the filter dropped.
+fn spread_key(spec: &KeySpec, call: &CallSite) -> Option<Sym> {
+    let positional = spec.position.is_some() && call.star_args;
+    let elsewhere = spec.options.is_some() && call.keyword("options").is_some()
+        || !spec.header.is_empty() && call.keyword("headers").is_some();
+    (spec.keyword.is_some() && call.star_kwargs && !positional && !elsewhere && !call.dropped.any())
+        .then_some(call.spreads)
+        .flatten()
 }
 
 /// A key passed as `value`: `None` passes none.

@@ -454,7 +454,9 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding], lang: Lang) -
                             tr!(lang, "step.unguarded"),
                             Some(tr!(lang, "step.repeat_crash", repeat = repeat)),
                         ),
-                        KeyStatus::Unknown => (tr!(lang, "step.key_hidden"), None),
+                        KeyStatus::Unknown | KeyStatus::Spread(_) => {
+                            (tr!(lang, "step.key_hidden"), None)
+                        }
                     };
                     steps.push(Step {
                         line: at,

@@ -301,6 +301,9 @@ struct Walker<'e, 'c> {
     /// Taint an attribute of a local was assigned (`order.payment_key = uuid4().hex`): read
     /// back by `order.payment_key`. (local, attribute, taint); few per function.
     attr_taints: Vec<(Sym, Sym, ThinVec<Taint>)>,
+    /// Parameters changed in place (`kwargs["key"] = k`, `kwargs.setdefault(...)`): spreading
+    /// one no longer passes on only what the caller gave ([`CallSite::spreads`]).
+    changed_params: Vec<Sym>,
 }
 
 type Pending<'a> = Vec<(usize, &'a ast::StmtFunctionDef)>;
@@ -336,6 +339,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             row_states: Vec::new(),
             stored_reads: Vec::new(),
             attr_taints: Vec::new(),
+            changed_params: Vec::new(),
         }
     }
 
@@ -1166,6 +1170,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     if let Expr::Name(local) = &*sub.value {
                         let key = self.pure(&sub.slice).as_str().map(Sym::new);
                         self.set_entry(local.id.as_str(), key, value);
+                        self.param_changed(local.id.as_str());
                     }
                     return;
                 };
@@ -1195,6 +1200,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 if let Expr::Name(name) = &*sub.value {
                     let key = Sym::new(key.value.to_str());
                     self.set_entry(name.id.as_str(), Some(key), value);
+                    self.param_changed(name.id.as_str());
                 }
             }
             _ => {}
@@ -1278,6 +1284,14 @@ impl<'e, 'c> Walker<'e, 'c> {
             && self
                 .local_ref(name, Sym::new(name))
                 .is_some_and(|v| v.flags & (Value::PARAM | Value::UPDATED) != 0)
+    }
+
+    /// Notes that a parameter's object is changed in place ([`Walker::changed_params`]).
+    fn param_changed(&mut self, name: &str) {
+        let sym = Sym::new(name);
+        if self.params.contains_key(&sym) && !self.changed_params.contains(&sym) {
+            self.changed_params.push(sym);
+        }
     }
 
     fn set_local(&mut self, name: &str, mut value: Value) {
@@ -2125,6 +2139,16 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::Attribute(attr) => {
                 let method = Sym::new(attr.attr.as_str());
                 let (value, object) = self.attribute_named(attr, block, method);
+                // `kwargs.setdefault("idempotency_key", k)`: a dict's methods that change it.
+                if let Expr::Name(receiver) = &*attr.value
+                    && !self.params.is_empty()
+                    && matches!(
+                        method.as_str(),
+                        "setdefault" | "update" | "pop" | "popitem" | "clear"
+                    )
+                {
+                    self.param_changed(receiver.id.as_str());
+                }
                 (value, method, object)
             }
             Expr::Name(name) => {
@@ -2144,6 +2168,8 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
         let mut keywords = Vec::with_capacity(call.arguments.keywords.len());
         let mut star_kwargs = false;
+        let mut spreads = None;
+        let mut spread_count = 0;
         for keyword in &call.arguments.keywords {
             let since = self.stored_reads.len();
             let mut value = self.expr(&keyword.value, block);
@@ -2160,6 +2186,13 @@ impl<'e, 'c> Walker<'e, 'c> {
                     // `**{"idempotency_key": k}`, `**lookup` with `lookup = {"email": e}`
                     // spread known keys; only a dict whose keys are all known gives nothing else.
                     let mut known = false;
+                    if value.flags & Value::PARAM != 0
+                        && let Some(name) = value.name
+                        && !self.changed_params.contains(&name)
+                    {
+                        spreads = Some(name);
+                    }
+                    spread_count += 1;
                     if let Lit::Dict(items) = value.lit {
                         known = true;
                         for (key, value) in items {
@@ -2172,6 +2205,9 @@ impl<'e, 'c> Walker<'e, 'c> {
                     star_kwargs |= !known;
                 }
             }
+        }
+        if spread_count != 1 {
+            spreads = None;
         }
 
         // `h.update(str(time.time()).encode())`: the local now holds what it was fed.
@@ -2491,6 +2527,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .then(|| Box::new(CallArgs { args, keywords })),
                 star_args,
                 star_kwargs,
+                spreads,
                 dynamic,
                 claims,
                 dropped: Dropped::default(),
@@ -2530,6 +2567,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 arguments,
                 star_args: false,
                 star_kwargs: false,
+                spreads: None,
                 dynamic: false,
                 claims: false,
                 dropped: Dropped::default(),

@@ -913,6 +913,10 @@ pub struct CallSite {
     pub arguments: Option<Box<CallArgs>>,
     pub star_args: bool,
     pub star_kwargs: bool,
+    /// The parameter `**name` spreads, when the call spreads only it and it is the parameter as
+    /// the function received it: a wrapper (`def charge(**kwargs): stripe...create(**kwargs)`)
+    /// passes on whatever its caller gives.
+    pub spreads: Option<Sym>,
     /// The callee is computed (`handlers[kind](...)`, `getattr(o, name)(...)`, a parameter
     /// called): nothing says which function runs.
     pub dynamic: bool,

@@ -9,7 +9,8 @@ use ruff_text_size::TextRange;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::facts::{Function, ParamDefault, ParamKind, Value};
 use crate::i18n::{Lang, tr};
-use crate::project::{Effect, FuncId, Hop, KeyStatus, Project, Task, TraceHop};
+use crate::intern::Sym;
+use crate::project::{Effect, FuncId, Hop, KeyStatus, Project, SpreadKey, Task, TraceHop};
 
 pub mod config;
 pub mod effects;
@@ -194,24 +195,60 @@ impl<'a> TaskView<'a> {
 /// or nothing to a parameter that defaults to `None`. With the function the value is
 /// written in; `None` when the effect's own key is not a parameter as passed.
 fn passed_in(project: &Project, hops: &[Hop], effect: &Effect) -> Option<(KeyStatus, FuncId)> {
-    let KeyStatus::Present(key) = &effect.key else {
-        return None;
+    let mut carried = match &effect.key {
+        KeyStatus::Present(key) => Carried::Value(key),
+        KeyStatus::Spread(param) => Carried::Spread(*param),
+        _ => return None,
     };
-    let mut value: &Value = key;
     let mut at = hops.len().checked_sub(1)?;
     while at > 0 {
         let (callee, caller) = (hops[at].func, hops[at - 1]);
-        match argument_for(project, callee, caller, value) {
-            Argument::Given(argument) if argument.is_none() => {
-                return Some((KeyStatus::Missing, caller.func));
+        match carried {
+            Carried::Value(value) => match argument_for(project, callee, caller, value) {
+                Argument::Given(argument) if argument.is_none() => {
+                    return Some((KeyStatus::Missing, caller.func));
+                }
+                Argument::Given(argument) => carried = Carried::Value(argument),
+                Argument::Omitted(ParamDefault::None) => {
+                    return Some((KeyStatus::Missing, callee));
+                }
+                Argument::Omitted(_) | Argument::NotAParameter | Argument::Unknown => break,
+            },
+            Carried::Spread(param) => {
+                let spreads_kwargs = project.function(callee).is_some_and(|function| {
+                    function
+                        .params
+                        .iter()
+                        .any(|p| p.name == param.as_str() && p.kind == ParamKind::Variadic)
+                });
+                let Some(call) = project.call_at(caller.func, caller.event) else {
+                    break;
+                };
+                if !spreads_kwargs {
+                    break;
+                }
+                match project.key_in_spread(effect, call) {
+                    SpreadKey::Given(argument) => carried = Carried::Value(argument),
+                    SpreadKey::Spread(outer) => carried = Carried::Spread(outer),
+                    SpreadKey::Missing => return Some((KeyStatus::Missing, caller.func)),
+                    SpreadKey::Unknown => break,
+                }
             }
-            Argument::Given(argument) => value = argument,
-            Argument::Omitted(ParamDefault::None) => return Some((KeyStatus::Missing, callee)),
-            Argument::Omitted(_) | Argument::NotAParameter | Argument::Unknown => break,
         }
         at -= 1;
     }
-    (at + 1 < hops.len()).then(|| (KeyStatus::Present(Box::new(value.clone())), hops[at].func))
+    match carried {
+        Carried::Value(value) => (at + 1 < hops.len())
+            .then(|| (KeyStatus::Present(Box::new(value.clone())), hops[at].func)),
+        Carried::Spread(_) => None,
+    }
+}
+
+/// What [`passed_in`] follows back: a value, or a spread parameter.
+#[derive(Clone, Copy)]
+enum Carried<'p> {
+    Value(&'p Value),
+    Spread(Sym),
 }
 
 /// What a call gives for the parameter a value in the callee was read from.
