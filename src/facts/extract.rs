@@ -72,11 +72,22 @@ pub fn extract(
         walker.finish();
     }
     // Function bodies are walked once every module-level binding is known.
-    while let Some((index, def)) = pending.pop() {
+    while let Some((index, source)) = pending.pop() {
         let class = ex.functions[index].class;
         let mut walker = Walker::new(&mut ex, index, class, false);
-        walker.params(def);
-        walker.suite(&def.body, 0, &mut pending);
+        match source {
+            FunctionSource::Def(def) => {
+                walker.params(&def.parameters, is_static_method(def));
+                walker.suite(&def.body, 0, &mut pending);
+            }
+            FunctionSource::Lambda(lambda) => {
+                if let Some(parameters) = &lambda.parameters {
+                    walker.params(parameters, true);
+                }
+                let value = walker.expr(&lambda.body, 0);
+                walker.returns.push(value);
+            }
+        }
         walker.finish();
     }
     let mut facts = ModuleFacts {
@@ -306,7 +317,15 @@ struct Walker<'e, 'c> {
     changed_params: Vec<Sym>,
 }
 
-type Pending<'a> = Vec<(usize, &'a ast::StmtFunctionDef)>;
+type Pending<'a> = Vec<(usize, FunctionSource<'a>)>;
+
+/// What a function's body is read from: a `def`, or a lambda bound to a name
+/// (`new_key = lambda: uuid4().hex`), which returns its expression.
+#[derive(Clone, Copy)]
+enum FunctionSource<'a> {
+    Def(&'a ast::StmtFunctionDef),
+    Lambda(&'a ast::ExprLambda),
+}
 
 impl<'e, 'c> Walker<'e, 'c> {
     fn new(ex: &'e mut Extractor<'c>, func: usize, class: Option<usize>, is_module: bool) -> Self {
@@ -416,22 +435,20 @@ impl<'e, 'c> Walker<'e, 'c> {
         );
     }
 
-    fn params(&mut self, def: &ast::StmtFunctionDef) {
-        let is_static = is_static_method(def);
-        let count = def.parameters.posonlyargs.len()
-            + def.parameters.args.len()
-            + def.parameters.kwonlyargs.len()
-            + usize::from(def.parameters.vararg.is_some())
-            + usize::from(def.parameters.kwarg.is_some());
+    fn params(&mut self, parameters: &ast::Parameters, is_static: bool) {
+        let count = parameters.posonlyargs.len()
+            + parameters.args.len()
+            + parameters.kwonlyargs.len()
+            + usize::from(parameters.vararg.is_some())
+            + usize::from(parameters.kwarg.is_some());
         let mut params = Vec::with_capacity(count);
         self.params.reserve(count);
-        let positional = def.parameters.posonlyargs.len() + def.parameters.args.len();
-        let all = def
-            .parameters
+        let positional = parameters.posonlyargs.len() + parameters.args.len();
+        let all = parameters
             .posonlyargs
             .iter()
-            .chain(&def.parameters.args)
-            .chain(&def.parameters.kwonlyargs);
+            .chain(&parameters.args)
+            .chain(&parameters.kwonlyargs);
         for (i, param) in all.enumerate() {
             let name = param.parameter.name.as_str();
             if i == 0 && self.class.is_some() && !is_static {
@@ -470,7 +487,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 },
             });
         }
-        for extra in [&def.parameters.vararg, &def.parameters.kwarg]
+        for extra in [&parameters.vararg, &parameters.kwarg]
             .into_iter()
             .flatten()
         {
@@ -567,6 +584,15 @@ impl<'e, 'c> Walker<'e, 'c> {
             Stmt::Expr(expr) => {
                 self.expr(&expr.value, block);
                 self.dict_update(&expr.value);
+            }
+            // A lambda bound to a name in a function stays a deferred block of that function
+            // (its effects are reported where they are written).
+            Stmt::Assign(assign)
+                if self.is_module
+                    && let [Expr::Name(target)] = &assign.targets[..]
+                    && let Expr::Lambda(lambda) = &*assign.value =>
+            {
+                self.lambda_def(target, lambda, pending);
             }
             Stmt::Assign(assign) => {
                 let since = self.stored_reads.len();
@@ -901,7 +927,24 @@ impl<'e, 'c> Walker<'e, 'c> {
             );
         }
         self.ex.functions.push(function);
-        pending.push((index, def));
+        pending.push((index, FunctionSource::Def(def)));
+    }
+
+    /// `new_key = lambda: uuid4().hex` at module level: a function of that name, which
+    /// returns the lambda's expression, so that calls by the name are followed as a `def`'s are.
+    fn lambda_def<'a>(
+        &mut self,
+        target: &ast::ExprName,
+        lambda: &'a ast::ExprLambda,
+        pending: &mut Pending<'a>,
+    ) {
+        let name = target.id.as_str();
+        let index = self.ex.functions.len();
+        let qualname = qualify(&self.ex.module, name);
+        let mut function = new_function(name, qualname, None, None, lambda.range);
+        function.name_range = target.range;
+        self.ex.functions.push(function);
+        pending.push((index, FunctionSource::Lambda(lambda)));
     }
 
     fn decorator(&mut self, expr: &Expr) -> Decorator {
@@ -1028,7 +1071,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     self.ex.classes[index]
                         .methods
                         .insert(name.to_string(), fn_index);
-                    pending.push((fn_index, method));
+                    pending.push((fn_index, FunctionSource::Def(method)));
                 }
                 _ => {}
             }
@@ -1062,7 +1105,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             let mut walker = Walker::new(self.ex, fn_index, Some(index), false);
             walker.emit = false;
-            walker.params(method);
+            walker.params(&method.parameters, is_static_method(method));
             let mut found = Vec::new();
             walker.collect_self_attrs(&method.body, self_name, &mut found);
             walker.recycle_names();
