@@ -12,7 +12,10 @@ declare_rule! {
     /// to `transaction.on_commit` (`on_commit(notify)`, `on_commit(partial(notify, pk))`), are
     /// reached too: they run again on a second run. Headers are read as the call sends them:
     /// built in steps (`headers["Idempotency-Key"] = ...`, `headers.update({...})`) or returned
-    /// by a project helper (`headers=auth_headers(token)`, a dict with no key header).
+    /// by a project helper (`headers=auth_headers(token)`, a dict with no key header). A wrapper
+    /// that spreads its `**kwargs` into the call (`def charge(**kwargs): return
+    /// stripe.PaymentIntent.create(**kwargs)`) passes on what its caller gives: the key is read
+    /// at the task's call to the wrapper.
     ///
     /// ## Why it matters on a second run
     /// The broker delivers at least once: a worker killed before the ack, a visibility timeout,

@@ -11,9 +11,11 @@ declare_rule! {
     /// Reports a nondeterministic source (`uuid4()`, `time.time()`, `datetime.now()`,
     /// `random`, `secrets`) inside a task whose value flows into an idempotency key, a lock name
     /// or a de-duplication key — through assignments, f-strings, `str()`, `format`, `%`, `+`,
-    /// `join`, `hashlib` digests or a project helper that returns it, or returns the headers
+    /// `join`, `hashlib` digests or a project helper that returns it (a lambda bound to a name
+    /// at module level, `new_key = lambda: uuid4().hex`, is one), or returns the headers
     /// that carry it (`headers=partner_headers(token)`). A helper that takes the key as a
-    /// parameter and passes it to the effect it calls uses what the task passes. The report is
+    /// parameter, or spreads its `**kwargs`, and passes it to the effect it calls uses what the
+    /// task passes. The report is
     /// at the source call (in the helper when a helper makes the key). A value that only
     /// selects rows (`Invoice.objects.filter(due_at__lt=timezone.now())`) is not in them: a
     /// key made from a selected row's fields is stable; a row created with a random value
