@@ -444,10 +444,7 @@ impl<'a> Project<'a> {
                 SpreadKey::Given(value)
             };
         }
-        let elsewhere = spec.is_some_and(|spec| {
-            spec.options.is_some() && call.keyword("options").is_some()
-                || !spec.header.is_empty() && call.keyword("headers").is_some()
-        });
+        let elsewhere = spec.is_some_and(|spec| key_elsewhere(spec, call));
         match call.spreads {
             _ if elsewhere => SpreadKey::Unknown,
             Some(param) if call.star_kwargs => SpreadKey::Spread(param),
@@ -2904,11 +2901,18 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
 /// keyword: no `options=` or `headers=` the call gives, no arguments the filter dropped.
 fn spread_key(spec: &KeySpec, call: &CallSite) -> Option<Sym> {
     let positional = spec.position.is_some() && call.star_args;
-    let elsewhere = spec.options.is_some() && call.keyword("options").is_some()
-        || !spec.header.is_empty() && call.keyword("headers").is_some();
-    (spec.keyword.is_some() && call.star_kwargs && !positional && !elsewhere && !call.dropped.any())
-        .then_some(call.spreads)
-        .flatten()
+    let ok = spec.keyword.is_some()
+        && call.star_kwargs
+        && !positional
+        && !key_elsewhere(spec, call)
+        && !call.dropped.any();
+    ok.then_some(call.spreads).flatten()
+}
+
+/// Whether the call gives `options=` or `headers=` where the sink may also take its key.
+fn key_elsewhere(spec: &KeySpec, call: &CallSite) -> bool {
+    spec.options.is_some() && call.keyword("options").is_some()
+        || !spec.header.is_empty() && call.keyword("headers").is_some()
 }
 
 /// A key passed as `value`: `None` passes none.
