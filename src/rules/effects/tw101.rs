@@ -82,7 +82,12 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 sdk = project.sink_name(e)
             ));
         }
-        let example = format!("f\"{}-{{{}}}\"", key_prefix(e.kind), first_param(task));
+        let label = effect.trace.last().map_or("", |hop| hop.label.as_str());
+        let example = format!(
+            "f\"{}-{{{}}}\"",
+            key_prefix(e.kind, label),
+            first_param(task)
+        );
         let how = project.key_spec(e).map_or_else(
             || {
                 tr!(
@@ -105,13 +110,56 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     }
 }
 
-fn key_prefix(kind: EffectKind) -> &'static str {
-    match kind {
-        EffectKind::Payment => "charge",
+/// The example key's prefix. For a payment, what the call does, read from its name
+/// (`stripe.Refund.create` → `refund`, `client.v1.payment_intents.create` →
+/// `payment-intent`, `gateway.capture` → `capture`): a charge and a refund made by one task
+/// must not share a key, which the provider would refuse as a reused key.
+fn key_prefix(kind: EffectKind, label: &str) -> String {
+    let fixed = match kind {
+        EffectKind::Payment => return operation_word(label).unwrap_or_else(|| "charge".into()),
         EffectKind::Email => "mail",
         EffectKind::Message => "message",
         EffectKind::Http => "request",
         EffectKind::Publish => "event",
+    };
+    fixed.to_string()
+}
+
+/// `Refund.create` → `refund`; `payment_intents.create_async` → `payment-intent`;
+/// `transfer_create`, `create_order` → `transfer`, `order`: the resource a `create` makes, else
+/// the method.
+fn operation_word(label: &str) -> Option<String> {
+    let mut segments = label.rsplit('.');
+    let method = segments.next()?;
+    let method = method.strip_suffix("_async").unwrap_or(method);
+    let word = match segments.next() {
+        Some(resource) if method == "create" => singular(resource),
+        _ => method
+            .strip_prefix("create_")
+            .or_else(|| method.strip_suffix("_create"))
+            .unwrap_or(method),
+    };
+    let mut kebab = String::with_capacity(word.len() + 4);
+    for (i, c) in word.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 && !kebab.ends_with('-') {
+                kebab.push('-');
+            }
+            kebab.push(c.to_ascii_lowercase());
+        } else if c == '_' {
+            kebab.push('-');
+        } else if c.is_ascii_alphanumeric() {
+            kebab.push(c);
+        }
+    }
+    (!kebab.is_empty()).then_some(kebab)
+}
+
+/// `refunds` → `refund`, `payment_intents` → `payment_intent`; `Refund`, `address` unchanged.
+fn singular(word: &str) -> &str {
+    match word.strip_suffix('s') {
+        Some(stem) if stem.len() > 2 && !stem.ends_with('s') => stem,
+        _ => word,
     }
 }
 
@@ -124,4 +172,31 @@ pub(crate) fn first_param(task: &TaskView) -> String {
         .find(|name| !matches!(*name, "self" | "cls" | "ctx" | "context" | "task"))
         .unwrap_or("object_id")
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{EffectKind, key_prefix};
+
+    #[test]
+    fn payment_keys_are_named_after_the_operation() {
+        let prefix = |label| key_prefix(EffectKind::Payment, label);
+        assert_eq!(prefix("stripe.Refund.create"), "refund");
+        assert_eq!(prefix("stripe.PaymentIntent.create"), "payment-intent");
+        assert_eq!(prefix("client.v1.payment_intents.create"), "payment-intent");
+        assert_eq!(prefix("stripe.Refund.create_async"), "refund");
+        assert_eq!(prefix("client.checkout.sessions.create"), "session");
+        assert_eq!(prefix("yookassa.Payment.capture"), "capture");
+        assert_eq!(prefix("payment_gateway.refund"), "refund");
+        assert_eq!(prefix("api.refund_payment"), "refund-payment");
+        assert_eq!(prefix("client.transfer_create"), "transfer");
+        assert_eq!(prefix("orders.create_order"), "order");
+        assert_eq!(prefix("create"), "create");
+        assert_eq!(prefix(""), "charge");
+        // Other kinds keep one prefix whatever the call.
+        assert_eq!(
+            key_prefix(EffectKind::Email, "stripe.Refund.create"),
+            "mail"
+        );
+    }
 }
