@@ -192,8 +192,9 @@ impl<'a> TaskView<'a> {
 /// The key as the task passes it, when the helpers on the way hand the effect a parameter
 /// of theirs (`charge(amount, key)`, then `create(..., idempotency_key=key)`): followed back
 /// through each call to the argument given for it, and `Missing` where a caller passes `None`
-/// or nothing to a parameter that defaults to `None`. With the function the value is
-/// written in; `None` when the effect's own key is not a parameter as passed.
+/// or nothing to a parameter that defaults to `None`. A wrapper's spread `**kwargs`
+/// ([`KeyStatus::Spread`]) is followed to the key keyword its caller gives. With the function
+/// the value is written in; `None` when the effect's own key is not a parameter as passed.
 fn passed_in(project: &Project, hops: &[Hop], effect: &Effect) -> Option<(KeyStatus, FuncId)> {
     let mut carried = match &effect.key {
         KeyStatus::Present(key) => Carried::Value(key),
@@ -221,12 +222,12 @@ fn passed_in(project: &Project, hops: &[Hop], effect: &Effect) -> Option<(KeySta
                         .iter()
                         .any(|p| p.name == param.as_str() && p.kind == ParamKind::Variadic)
                 });
-                let Some(call) = project.call_at(caller.func, caller.event) else {
+                let Some(call) = project
+                    .call_at(caller.func, caller.event)
+                    .filter(|_| spreads_kwargs)
+                else {
                     break;
                 };
-                if !spreads_kwargs {
-                    break;
-                }
                 match project.key_in_spread(effect, call) {
                     SpreadKey::Given(argument) => carried = Carried::Value(argument),
                     SpreadKey::Spread(outer) => carried = Carried::Spread(outer),
