@@ -370,6 +370,9 @@ pub struct Catalog {
     nondeterministic: PatternSet<()>,
     /// Methods whose arguments' taint goes into their receiver ([`Catalog::folds_into_receiver`]).
     into_receiver: Vec<Sym>,
+    /// Keywords that name a function called to make a default value
+    /// ([`Catalog::is_factory_keyword`]).
+    factory_keywords: Vec<Sym>,
     pub metadata: Vec<Metadata>,
     metadata_patterns: PatternSet<usize>,
     /// The members of the task instance that metadata is read through (`request` in
@@ -1071,6 +1074,7 @@ struct RawCalls {
 struct RawNondeterministic {
     calls: Vec<String>,
     into_receiver: Vec<String>,
+    factory_keywords: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -1343,6 +1347,12 @@ impl Catalog {
             into_receiver: raw
                 .nondeterministic
                 .into_receiver
+                .iter()
+                .map(|name| Sym::new(name))
+                .collect(),
+            factory_keywords: raw
+                .nondeterministic
+                .factory_keywords
                 .iter()
                 .map(|name| Sym::new(name))
                 .collect(),
@@ -1682,6 +1692,12 @@ impl Catalog {
     /// Whether `receiver.method(value)` folds `value` into the receiver (`h.update(...)`).
     pub fn folds_into_receiver(&self, method: Sym) -> bool {
         self.into_receiver.contains(&method)
+    }
+
+    /// Whether `keyword=f` passes a function called for each new object's default
+    /// (`field(default_factory=uuid4)`): what `f` returns is the field's value.
+    pub fn is_factory_keyword(&self, keyword: Sym) -> bool {
+        self.factory_keywords.contains(&keyword)
     }
 
     pub fn is_nondeterministic(&self, path: &QPath) -> bool {

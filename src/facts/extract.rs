@@ -612,6 +612,13 @@ impl<'e, 'c> Walker<'e, 'c> {
                 for target in &assign.targets {
                     self.bind(target, &value, block);
                 }
+                if !self.is_module
+                    && let [Expr::Name(target)] = &assign.targets[..]
+                    && let Expr::Call(call) = &*assign.value
+                    && !self.ex.classes.is_empty()
+                {
+                    self.factory_fields(target.id.as_str(), call);
+                }
                 self.note_row_state(&assign.targets, &assign.value);
             }
             Stmt::AnnAssign(assign) => {
@@ -1327,6 +1334,67 @@ impl<'e, 'c> Walker<'e, 'c> {
             && self
                 .local_ref(name, Sym::new(name))
                 .is_some_and(|v| v.flags & (Value::PARAM | Value::UPDATED) != 0)
+    }
+
+    /// `default_factory=lambda: str(uuid4())`, `default_factory=uuid.uuid4`: the function is
+    /// called for every new object, so the keyword holds the taint of what it returns.
+    fn factory_taint(&mut self, factory: &Expr, value: &mut Value) {
+        match factory {
+            Expr::Lambda(lambda) => {
+                let made = self.pure(&lambda.body);
+                merge_taint(&mut value.taint, &made.taint);
+            }
+            _ => {
+                if value
+                    .path
+                    .as_ref()
+                    .is_some_and(|path| self.ex.catalog.is_nondeterministic(path))
+                {
+                    let range = factory.range();
+                    let text = super::display_source(
+                        self.ex
+                            .source
+                            .get(range.start().to_usize()..range.end().to_usize())
+                            .unwrap_or_default(),
+                    );
+                    value.taint.push(Taint::Nondet {
+                        range,
+                        name: Sym::new(&text),
+                    });
+                }
+            }
+        }
+    }
+
+    /// `req = ChargeRequest(amount=a)`, a class of this module with a field
+    /// `key: str = field(default_factory=lambda: uuid4().hex)` the call does not pass: `req.key`
+    /// holds the factory's taint. Fields are matched to positional arguments in order.
+    fn factory_fields(&mut self, target: &str, call: &ast::ExprCall) {
+        let Expr::Name(class_name) = &*call.func else {
+            return;
+        };
+        let qualname = qualify(&self.ex.module, class_name.id.as_str());
+        let Some(class) = self.ex.classes.iter().find(|c| c.qualname == qualname) else {
+            return;
+        };
+        let passed = |name: &str| {
+            call.arguments
+                .keywords
+                .iter()
+                .any(|k| k.arg.as_ref().is_none_or(|arg| arg.as_str() == name))
+        };
+        let tainted: Vec<(String, ThinVec<Taint>)> = class
+            .attrs
+            .iter()
+            .enumerate()
+            .filter(|(position, (name, value))| {
+                !value.taint.is_empty() && *position >= call.arguments.args.len() && !passed(name)
+            })
+            .map(|(_, (name, value))| (name.clone(), value.taint.clone()))
+            .collect();
+        for (name, taint) in tainted {
+            self.set_attr_taint(target, &name, &taint);
+        }
     }
 
     /// Notes that a parameter's object is changed in place ([`Walker::changed_params`]).
@@ -2223,7 +2291,11 @@ impl<'e, 'c> Walker<'e, 'c> {
                     {
                         value.flags &= !Value::ACCUMULATES;
                     }
-                    keywords.push((Sym::new(arg.as_str()), value));
+                    let arg = Sym::new(arg.as_str());
+                    if self.ex.catalog.is_factory_keyword(arg) {
+                        self.factory_taint(&keyword.value, &mut value);
+                    }
+                    keywords.push((arg, value));
                 }
                 None => {
                     // `**{"idempotency_key": k}`, `**lookup` with `lookup = {"email": e}`

@@ -12,7 +12,9 @@ declare_rule! {
     /// `random`, `secrets`) inside a task whose value flows into an idempotency key, a lock name
     /// or a de-duplication key — through assignments, f-strings, `str()`, `format`, `%`, `+`,
     /// `join`, `hashlib` digests or a project helper that returns it (a lambda bound to a name
-    /// at module level, `new_key = lambda: uuid4().hex`, is one), or returns the headers
+    /// at module level, `new_key = lambda: uuid4().hex`, is one) or a field's factory
+    /// (`key: str = field(default_factory=lambda: str(uuid4()))` in a class of the module, on
+    /// an object the task builds without passing the field), or returns the headers
     /// that carry it (`headers=partner_headers(token)`). A helper that takes the key as a
     /// parameter, or spreads its `**kwargs`, and passes it to the effect it calls uses what the
     /// task passes. The report is
