@@ -1373,8 +1373,13 @@ impl<'e, 'c> Walker<'e, 'c> {
         let Expr::Name(class_name) = &*call.func else {
             return;
         };
-        let qualname = qualify(&self.ex.module, class_name.id.as_str());
-        let Some(class) = self.ex.classes.iter().find(|c| c.qualname == qualname) else {
+        // Compared by name first: this runs for every `x = f(...)` in a module with classes.
+        let name = class_name.id.as_str();
+        let Some(class) = self.ex.classes.iter().find(|c| {
+            c.name == name
+                && c.attrs.values().any(|value| !value.taint.is_empty())
+                && c.qualname == qualify(&self.ex.module, name)
+        }) else {
             return;
         };
         let passed = |name: &str| {
