@@ -1336,6 +1336,21 @@ impl<'e, 'c> Walker<'e, 'c> {
                 .is_some_and(|v| v.flags & (Value::PARAM | Value::UPDATED) != 0)
     }
 
+    /// A nondeterministic source at `range`, named as messages show it: `uuid.uuid4` for
+    /// `uuid.uuid4()` or for the function itself.
+    fn nondet_taint(&self, range: TextRange) -> Taint {
+        let text = super::display_source(
+            self.ex
+                .source
+                .get(range.start().to_usize()..range.end().to_usize())
+                .unwrap_or_default(),
+        );
+        Taint::Nondet {
+            range,
+            name: Sym::new(text.split('(').next().unwrap_or(&text)),
+        }
+    }
+
     /// `default_factory=lambda: str(uuid4())`, `default_factory=uuid.uuid4`: the function is
     /// called for every new object, so the keyword holds the taint of what it returns.
     fn factory_taint(&mut self, factory: &Expr, value: &mut Value) {
@@ -1350,17 +1365,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .as_ref()
                     .is_some_and(|path| self.ex.catalog.is_nondeterministic(path))
                 {
-                    let range = factory.range();
-                    let text = super::display_source(
-                        self.ex
-                            .source
-                            .get(range.start().to_usize()..range.end().to_usize())
-                            .unwrap_or_default(),
-                    );
-                    value.taint.push(Taint::Nondet {
-                        range,
-                        name: Sym::new(&text),
-                    });
+                    value.taint.push(self.nondet_taint(factory.range()));
                 }
             }
         }
@@ -2490,18 +2495,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
         if let Some(path) = &path {
             if catalog.is_nondeterministic(path) {
-                // Named as messages show it: `uuid.uuid4` for `uuid.uuid4()`.
-                let range = call.range();
-                let text = super::display_source(
-                    self.ex
-                        .source
-                        .get(range.start().to_usize()..range.end().to_usize())
-                        .unwrap_or_default(),
-                );
-                value.taint.push(Taint::Nondet {
-                    range,
-                    name: Sym::new(text.split('(').next().unwrap_or(&text)),
-                });
+                value.taint.push(self.nondet_taint(call.range()));
             } else if let Some(index) = catalog.metadata_index(path) {
                 value.taint.push(Taint::Meta {
                     range: call.range(),
