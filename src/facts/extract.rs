@@ -1359,15 +1359,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                 let made = self.pure(&lambda.body);
                 merge_taint(&mut value.taint, &made.taint);
             }
-            _ => {
-                if value
-                    .path
-                    .as_ref()
-                    .is_some_and(|path| self.ex.catalog.is_nondeterministic(path))
-                {
-                    value.taint.push(self.nondet_taint(factory.range()));
-                }
+            _ if value
+                .path
+                .as_ref()
+                .is_some_and(|path| self.ex.catalog.is_nondeterministic(path)) =>
+            {
+                value.taint.push(self.nondet_taint(factory.range()));
             }
+            _ => {}
         }
     }
 
