@@ -358,6 +358,9 @@ pub struct FrameworkSpec {
     pub default_time_limit: Option<i64>,
     /// The method a task calls to retry itself (`self.retry(...)`).
     pub retry_method: Option<String>,
+    /// The task's first parameter is the run's context (arq's `ctx`), not an argument the
+    /// enqueue passes.
+    pub context_first: bool,
 }
 
 #[derive(Debug)]
@@ -390,6 +393,9 @@ pub struct Catalog {
     /// Calls whose result enqueues when called (`chord(header)(callback)`).
     enqueue_called: PatternSet<()>,
     rq_methods: Vec<RqMethod>,
+    /// Enqueue calls that name the task by its registered name ([`Catalog::by_name`]).
+    by_name_calls: PatternSet<usize>,
+    by_name: Vec<ByName>,
     pub registry: Registry,
     pub locks: Vec<LockApi>,
     pub lock_release: LockRelease,
@@ -1177,6 +1183,8 @@ struct RawFramework {
     delivery: Option<String>,
     retries: Option<String>,
     retry_method: Option<String>,
+    #[serde(default)]
+    context_first: bool,
 }
 
 #[derive(Deserialize)]
@@ -1187,6 +1195,38 @@ struct RawEnqueue {
     #[serde(default)]
     called: Vec<String>,
     rq_methods: Vec<RqMethod>,
+    #[serde(default)]
+    by_name: Vec<RawByName>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawByName {
+    calls: Vec<String>,
+    #[serde(flatten)]
+    spec: ByName,
+}
+
+/// Calls that enqueue a task by its registered name (Celery's `send_task("app.tasks.crawl",
+/// args=[...])`, arq's `enqueue_job("crawl", url)`): where the name is, and how the task's
+/// own arguments are passed.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct ByName {
+    pub name: ArgSpec,
+    pub arguments: ByNameArguments,
+    /// Keywords with this prefix are the queue's options, not the task's (arq's `_job_id`).
+    #[serde(default)]
+    pub option_prefix: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ByNameArguments {
+    /// The positional arguments after the name, and the keywords.
+    Rest,
+    /// `args=` and `kwargs=`.
+    ArgsKwargs,
 }
 
 /// A method of RQ's `Queue` that enqueues a function, and where it takes the function.
@@ -1282,6 +1322,7 @@ impl Catalog {
                 time_limits: fw.time_limits,
                 default_time_limit: fw.default_time_limit,
                 retry_method: fw.retry_method,
+                context_first: fw.context_first,
                 app: fw.app,
                 delivery: fw.delivery,
                 retries: fw.retries,
@@ -1293,6 +1334,15 @@ impl Catalog {
         let mut enqueue_functions = PatternSet::default();
         for pattern in &raw.enqueue.functions {
             enqueue_functions.insert(pattern, ());
+        }
+        let mut by_name_calls = PatternSet::default();
+        let mut by_name = Vec::new();
+        for (index, entry) in raw.enqueue.by_name.into_iter().enumerate() {
+            for pattern in &entry.calls {
+                enqueue_functions.insert(pattern, ());
+                by_name_calls.insert(pattern, index);
+            }
+            by_name.push(entry.spec);
         }
         let mut enqueue_called = PatternSet::default();
         for pattern in &raw.enqueue.called {
@@ -1371,6 +1421,8 @@ impl Catalog {
             enqueue_functions,
             enqueue_called,
             rq_methods: raw.enqueue.rq_methods,
+            by_name_calls,
+            by_name,
             registry,
             locks: raw
                 .lock
@@ -1747,6 +1799,12 @@ impl Catalog {
     /// The last names of the enqueue functions, when all are literal (see [`PatternSet::last_names`]).
     pub fn enqueue_function_names(&self) -> Option<impl Iterator<Item = &str>> {
         self.enqueue_functions.last_names()
+    }
+
+    /// How the enqueue call `path` names its task and passes the task's arguments, if it
+    /// names the task by its registered name.
+    pub fn by_name(&self, path: &QPath) -> Option<&ByName> {
+        self.by_name.get(self.by_name_calls.find(path)?)
     }
 
     pub fn is_enqueue_function(&self, path: &QPath) -> bool {

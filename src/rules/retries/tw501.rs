@@ -1,5 +1,6 @@
 use ruff_text_size::TextRange;
 
+use crate::catalog::ByNameArguments;
 use crate::facts::{CallSite, EventKind, Function, Lit, Value};
 use crate::i18n::{Lang, tr};
 use crate::path::Sym;
@@ -12,7 +13,9 @@ declare_rule! {
     /// differ from the task's own parameters, and a task re-enqueueing itself with changed
     /// arguments from an `except` handler (a hand-made retry): `apply_async`/`delay`,
     /// Dramatiq's `send`, Huey's `schedule(args=...)` or a call of the Huey task itself, RQ's
-    /// `queue.enqueue(func, ...)`/`enqueue_call(func, args=...)`. A parameter updated from
+    /// `queue.enqueue(func, ...)`/`enqueue_call(func, args=...)`, or by the task's registered
+    /// name (Celery's `send_task("app.tasks.crawl", args=[...])`, arq's
+    /// `ctx["redis"].enqueue_job("crawl", ...)`). A parameter updated from
     /// itself before the call (`amount = amount - fee`, `attempt += 1`, `rows = rows[100:]`)
     /// is a changed argument under its old name; a default filled in (`currency or "EUR"`)
     /// is not, since every run fills in the same.
@@ -51,21 +54,18 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let project = checker.project;
     let lang = checker.lang;
     let function = task.function;
+    let Some(spec) = project.catalog.framework(task.task.framework) else {
+        return;
+    };
     let skip_first = task.task.options.bind || function.class.is_some();
-    let params: Vec<&str> = function
-        .params
-        .iter()
-        .skip(usize::from(skip_first))
-        .map(|p| p.name)
-        .collect();
+    // arq's `ctx` is not an argument of the enqueue either.
+    let skip = usize::from(skip_first || spec.context_first);
+    let params: Vec<&str> = function.params.iter().skip(skip).map(|p| p.name).collect();
     for (index, event) in function.events().iter().enumerate() {
         let EventKind::Call(call) = &event.kind else {
             continue;
         };
         let Some(path) = &call.path else { continue };
-        let Some(spec) = project.catalog.framework(task.task.framework) else {
-            continue;
-        };
         let is_own_task = |path: &crate::path::QPath| {
             project.resolve_function(&project.canonical(path), Some(task.id)) == Some(task.id)
         };
@@ -105,6 +105,48 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                         &params,
                         lang,
                     )
+                }
+            } else if let Some(by_name) = project.catalog.by_name(&project.canonical(path))
+                && by_name
+                    .name
+                    .find(call)
+                    .and_then(Value::as_str)
+                    .is_some_and(|name| is_named(task, name))
+            {
+                // `send_task("app.tasks.crawl", args=[...])`, arq's `enqueue_job("crawl", ...)`.
+                match by_name.arguments {
+                    ByNameArguments::ArgsKwargs => changed_arguments(
+                        call.keyword("args"),
+                        call.keyword("kwargs"),
+                        &params,
+                        lang,
+                    ),
+                    ByNameArguments::Rest => {
+                        let named_by_keyword = by_name
+                            .name
+                            .keyword
+                            .as_deref()
+                            .is_some_and(|k| call.keyword(k).is_some());
+                        let first = by_name.name.position.map_or(0, |p| p + 1);
+                        let args = if named_by_keyword {
+                            call.args()
+                        } else {
+                            call.args().get(first..).unwrap_or_default()
+                        };
+                        let keywords: Vec<(Sym, Value)> = call
+                            .keywords()
+                            .iter()
+                            .filter(|(key, _)| {
+                                Some(key.as_str()) != by_name.name.keyword.as_deref()
+                                    && by_name
+                                        .option_prefix
+                                        .as_deref()
+                                        .is_none_or(|prefix| !key.starts_with(prefix))
+                            })
+                            .cloned()
+                            .collect();
+                        changed_positional(args, &keywords, &params, lang)
+                    }
                 }
             } else {
                 None
@@ -185,6 +227,15 @@ fn report(checker: &mut Checker, task: &TaskView, call: &CallSite, method: &str,
     );
     let help = tr!(lang, "tw501.help");
     checker.report(&RULE, task.id.file, call.range, message, help);
+}
+
+/// Whether `name` is the name `task` is registered under: its `name=` option, or by default
+/// its function's name (arq) or qualified name (Celery).
+fn is_named(task: &TaskView, name: &str) -> bool {
+    match task.task.options.get("name") {
+        Some(given) => given.as_str() == Some(name),
+        None => name == task.function.name || name == task.function.qualname,
+    }
 }
 
 /// The call made on the result of the call at `index` (`range`), if it is the next event:
