@@ -1,7 +1,10 @@
 use ruff_text_size::TextRange;
 
-use crate::facts::{CallSite, EventKind, Lit, Value};
+use rustc_hash::FxHashSet as HashSet;
+
+use crate::facts::{CallSite, EventKind, Function, Lit, Value};
 use crate::i18n::tr;
+use crate::project::{CallClass, FuncId};
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
@@ -16,6 +19,11 @@ declare_rule! {
     /// (`order.total = 0`, then `+=` per line: an absolute value), nor an update that also
     /// moves the state its filter selects by (`filter(seq__lt=n).update(balance=F(...) + x,
     /// seq=n)` adds once per `n`).
+    ///
+    /// The increments (`F()`, `+=` then `save()`, counters, appends) of the project helpers a
+    /// task calls without a done-guard are reported too, at the write in the helper: a
+    /// `wallet.credit(amount)` runs again with the task. A helper's inserts are not: most are its
+    /// log and audit rows.
     ///
     /// ## Why it matters on a second run
     /// Each delivery adds again: the balance is credited twice, the stock drops twice, the
@@ -56,16 +64,55 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     }
     let project = checker.project;
     let lang = checker.lang;
-    let function = task.function;
+    // The task's own writes, then the increments of the project helpers it calls unguarded,
+    // reported where the write is (as TW201 through a helper): the helper runs again with the
+    // task. A helper's inserts are not followed: most are its log and audit rows, which the
+    // task's reviewer does not read as the task's own work.
+    let mut seen: HashSet<FuncId> = HashSet::default();
+    let mut pending = vec![task.id];
+    while let Some(id) = pending.pop() {
+        if seen.len() >= MAX_HELPERS || !seen.insert(id) {
+            continue;
+        }
+        let Some(function) = project.function(id) else {
+            continue;
+        };
+        let inserts = id == task.id;
+        for (range, what) in writes_in(checker, id, function, inserts, &mut pending) {
+            let message = tr!(lang, "tw305.message", what = what, task = task.name());
+            let help = tr!(lang, "tw305.help");
+            checker.report(&RULE, id.file, range, message, help);
+        }
+    }
+}
+
+/// Functions a task's helpers are followed into, at most: a bound on pathological call graphs.
+const MAX_HELPERS: usize = 256;
+
+/// The accumulating writes of `function` (`id`) that no done-guard precedes, with what makes
+/// each one accumulate (inserts of rows only with `inserts`); the project functions it calls
+/// unguarded go to `callees`.
+fn writes_in(
+    checker: &Checker,
+    id: FuncId,
+    function: &Function,
+    inserts: bool,
+    callees: &mut Vec<FuncId>,
+) -> Vec<(TextRange, String)> {
+    let project = checker.project;
+    let lang = checker.lang;
     let orm = &project.catalog.orm;
     let mut found: Vec<(TextRange, String)> = Vec::new();
     for (index, event) in function.events().iter().enumerate() {
-        if function.is_deferred(event.block) || project.is_guarded(task.id, index) {
+        if function.is_deferred(event.block) || project.is_guarded(id, index) {
             continue;
+        }
+        if let Some(CallClass::Project(callee)) = project.call_class(id, index) {
+            callees.push(*callee);
         }
         match &event.kind {
             EventKind::Call(call) => {
-                if let Some(what) = accumulating_call(checker, call) {
+                if let Some(what) = accumulating_call(checker, call, inserts) {
                     found.push((call.range, what));
                 }
             }
@@ -113,15 +160,12 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             EventKind::Guard(_) => {}
         }
     }
-    for (range, what) in found {
-        let message = tr!(lang, "tw305.message", what = what, task = task.name());
-        let help = tr!(lang, "tw305.help");
-        checker.report(&RULE, task.id.file, range, message, help);
-    }
+    found
 }
 
-/// What makes a call an accumulating write, for the message.
-fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
+/// What makes a call an accumulating write, for the message. Inserts of rows (`create`,
+/// `bulk_create`, a raw `INSERT`) count only with `inserts`.
+fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Option<String> {
     let project = checker.project;
     let lang = checker.lang;
     let writes = &project.catalog.writes;
@@ -138,7 +182,8 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
                 .find(|(_, v)| v.flags & Value::ACCUMULATES != 0)?;
             Some(tr!(lang, "tw305.update", field = field))
         }
-        _ if vocabulary.create_methods.has(method)
+        _ if inserts
+            && vocabulary.create_methods.has(method)
             && !call.star_kwargs
             && (orm || project.models.manager_target(project, path).is_some()) =>
         {
@@ -150,7 +195,7 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
             (!model.lookup_is_unique(&fields))
                 .then(|| tr!(lang, "tw305.create", model = model.name))
         }
-        _ if orm && vocabulary.bulk_create_methods.has(method) => {
+        _ if inserts && orm && vocabulary.bulk_create_methods.has(method) => {
             let idempotent = writes
                 .bulk_idempotent
                 .iter()
@@ -162,7 +207,7 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
             "tw305.counter",
             call = crate::project::call_label(call)
         )),
-        _ if writes.sql_methods.iter().any(|m| m == method) => {
+        _ if inserts && writes.sql_methods.iter().any(|m| m == method) => {
             let sql = call
                 .args()
                 .first()?
