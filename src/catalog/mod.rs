@@ -14,7 +14,9 @@ use crate::path::{Call, Pattern, QPath, Seg, Sym};
 const BUILTIN: &str = include_str!("catalog.toml");
 
 /// The identifiers in the keys and string values of a catalog, except those of its `[pure]`
-/// lists: calls that keep no event cannot have arguments a rule reads. Comments say nothing.
+/// lists (calls that keep no event cannot have arguments a rule reads) and of `option-prefix`
+/// (a prefix, not a name: `_` would keep the arguments of every gettext `_()` call). Comments
+/// say nothing.
 fn catalog_words(text: &str) -> Vec<String> {
     fn walk(value: &toml::Value, out: &mut Vec<String>) {
         match value {
@@ -22,6 +24,9 @@ fn catalog_words(text: &str) -> Vec<String> {
             toml::Value::Array(items) => items.iter().for_each(|item| walk(item, out)),
             toml::Value::Table(table) => {
                 for (key, value) in table {
+                    if key == "option-prefix" {
+                        continue;
+                    }
                     out.extend(identifiers(key).map(str::to_string));
                     walk(value, out);
                 }
@@ -1891,11 +1896,13 @@ mod tests {
     fn argument_names_come_from_catalog_data_not_comments_or_pure_calls() {
         let words = catalog_words(
             "# send_receipt in a comment\n[effects]\ncalls = [\"stripe.*.create\"]\n\
-             [pure]\nfunctions = [\"_\", \"create\"]\nmethods = [\"reverse\"]\n",
+             [pure]\nfunctions = [\"_\", \"create\"]\nmethods = [\"reverse\"]\n\
+             [enqueue]\nby-name = [{ calls = [\"q.put\"], option-prefix = \"_\" }]\n",
         );
         assert!(words.iter().any(|w| w == "stripe"));
         assert!(words.iter().any(|w| w == "create"));
         assert!(words.iter().any(|w| w == "effects"));
+        assert!(words.iter().any(|w| w == "put"));
         assert!(!words.iter().any(|w| w == "send_receipt"));
         assert!(
             !words
