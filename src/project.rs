@@ -11,8 +11,8 @@ use ruff_text_size::TextRange;
 
 use crate::catalog::{Catalog, EffectKind, Framework, KeySpec, MethodSpec, Sink};
 use crate::facts::{
-    BlockKind, CallSite, Class, EventKind, Function, FunctionBody, GuardTest, Lit, ModuleFacts,
-    Taint, Value,
+    BlockKind, CallSite, Class, EventKind, Exit, Function, FunctionBody, GuardTest, Lit,
+    ModuleFacts, Taint, Value,
 };
 use crate::models::Models;
 use crate::parse::SourceFile;
@@ -213,6 +213,9 @@ pub struct Summary {
     pub returns_meta: Vec<(u32, TextRange, u32)>,
     /// Whether the function returns the result of a done-check (usable as a guard).
     pub returns_done_check: bool,
+    /// Whether the function raises when the work is done (`if order.sent: raise AlreadySent`)
+    /// on its way through: called as a statement, it is a guard.
+    pub raises_when_done: bool,
     /// Whether it writes state (ORM writes).
     pub writes_state: bool,
     /// Whether everything it calls could be followed.
@@ -2171,6 +2174,13 @@ impl<'a> Project<'a> {
         if id.func == 0 || self.no_reach {
             return summary;
         }
+        summary.raises_when_done = function.events().iter().any(|event| {
+            matches!(&event.kind, EventKind::Guard(guard)
+                if guard.exit == Exit::Raise && is_done_test(&guard.test))
+                && function
+                    .block_kinds(event.block)
+                    .all(|kind| matches!(kind, BlockKind::Body | BlockKind::With { .. }))
+        });
         // Whether the event at `i` is repeated by a loop that records no progress per iteration
         // (no write in its body) and no guard precedes it.
         let repeated_by_loop = |i: usize, block: u32| {
@@ -2359,7 +2369,27 @@ impl<'a> Project<'a> {
                 .and_then(|callee| self.summary(callee))
                 .is_some_and(|s| s.returns_done_check),
             _ => true,
-        })
+        }) || self.raising_guard_before(id, function, index)
+    }
+
+    /// Whether a call before the event at `index`, on every path to it and outside any `try`,
+    /// is of a project helper that raises when the work is done (`ensure_not_sent(order)`).
+    fn raising_guard_before(&self, id: FuncId, function: &Function, index: usize) -> bool {
+        let Some(target) = function.events().get(index) else {
+            return false;
+        };
+        function.events()[..index]
+            .iter()
+            .enumerate()
+            .any(|(i, event)| {
+                matches!(event.kind, EventKind::Call(_))
+                    && guard_covers(function, event.block, target.block)
+                    && !function
+                        .block_kinds(event.block)
+                        .any(|kind| matches!(kind, BlockKind::Try))
+                    && matches!(self.call_class(id, i), Some(CallClass::Project(callee))
+                    if self.summary(*callee).is_some_and(|s| s.raises_when_done))
+            })
     }
 
     /// The effects an event reaches: one for a direct effect, those of the summary for a
@@ -2756,6 +2786,14 @@ pub(crate) fn guard_covers(function: &Function, guard_block: u32, target: u32) -
             _ => return false,
         }
     }
+}
+
+/// Whether a guard test says the work is done (not a precondition, nor a helper's result).
+fn is_done_test(test: &GuardTest) -> bool {
+    !matches!(
+        test,
+        GuardTest::Helper { .. } | GuardTest::Precondition | GuardTest::StateNot { .. }
+    )
 }
 
 fn guarded_at(project: &Project, function: &Function, index: usize) -> bool {

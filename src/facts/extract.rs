@@ -1802,9 +1802,12 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::Attribute(attr) => self.attribute(attr, block),
             Expr::Call(call) => self.call(call, block),
             Expr::FString(fstring) => {
-                let mut value = Value::default();
-                // The literal text before the first interpolation, when it names a URL's
-                // scheme (`f"redis://{host}"`), the one thing read from it.
+                // A text: the literal text before the first interpolation when it names a URL's
+                // scheme (`f"redis://{host}"`), the one thing read from it; otherwise none.
+                let mut value = Value {
+                    lit: Lit::Prefix("".into()),
+                    ..Value::default()
+                };
                 if let Some(InterpolatedStringElement::Literal(start)) =
                     fstring.value.elements().next()
                     && is_url_start(start)
@@ -1835,11 +1838,17 @@ impl<'e, 'c> Walker<'e, 'c> {
                     (&left.lit, &right.lit, bin.op)
                 {
                     value.lit = Lit::Str(format!("{a}{b}").into());
-                } else if let (Lit::Str(a) | Lit::Prefix(a), Operator::Add) = (&left.lit, bin.op)
-                    && is_url_start(a)
+                } else if let (Lit::Str(a) | Lit::Prefix(a), Operator::Add | Operator::Mod) =
+                    (&left.lit, bin.op)
                 {
-                    // `"redis://" + host`: only the start is known.
-                    value.lit = Lit::Prefix(a.clone());
+                    // `"redis://" + host`: only the start is known, and kept for a URL's
+                    // scheme; `"\n" + line`, `"%s" % x`: a text.
+                    let start = if bin.op == Operator::Add && is_url_start(a) {
+                        a.clone()
+                    } else {
+                        "".into()
+                    };
+                    value.lit = Lit::Prefix(start);
                 } else if let Some(op) = arith_op(bin.op)
                     && is_arith_operand(&left)
                     && is_arith_operand(&right)

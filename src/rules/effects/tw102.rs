@@ -6,7 +6,9 @@ declare_rule! {
     /// ## What it does
     /// Reports an effect without idempotency-key support (Django `send_mail`,
     /// `EmailMessage.send`, `smtplib`, most SMS and chat APIs) that a task reaches with no
-    /// done-guard before it.
+    /// done-guard before it. A project helper the task calls first that raises when the work
+    /// is done (`ensure_not_sent(order)` doing `if order.sent: raise AlreadySent`) is a
+    /// done-guard, unless the task catches what it raises.
     ///
     /// ## Why it matters on a second run
     /// Nothing records that the e-mail or SMS went out and nothing checks it: every redelivery

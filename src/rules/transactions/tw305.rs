@@ -21,9 +21,13 @@ declare_rule! {
     /// seq=n)` adds once per `n`).
     ///
     /// The increments (`F()`, `+=` then `save()`, counters, appends) of the project helpers a
-    /// task calls without a done-guard are reported too, at the write in the helper: a
-    /// `wallet.credit(amount)` runs again with the task. A helper's inserts are not: most are its
-    /// log and audit rows.
+    /// task calls without a done-guard, or hands to `transaction.on_commit(lambda: ...)`, are
+    /// reported too, at the write in the helper: a `wallet.credit(amount)` runs again with the
+    /// task. In a helper, a row it was handed (`wallet.balance -= amount`, a model method's
+    /// `self.balance += amount`) counts when it is saved, and a manager's own
+    /// `self.filter(...).update(balance=F("balance") + x)` counts. A helper's inserts are not
+    /// reported: most are its log and audit rows. Text appended (`notes += "\n" + line`) is not a
+    /// count.
     ///
     /// ## Why it matters on a second run
     /// Each delivery adds again: the balance is credited twice, the stock drops twice, the
@@ -77,8 +81,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let Some(function) = project.function(id) else {
             continue;
         };
-        let inserts = id == task.id;
-        for (range, what) in writes_in(checker, id, function, inserts, &mut pending) {
+        for (range, what) in writes_in(checker, id, function, id == task.id, &mut pending) {
             let message = tr!(lang, "tw305.message", what = what, task = task.name());
             let help = tr!(lang, "tw305.help");
             checker.report(&RULE, id.file, range, message, help);
@@ -90,13 +93,14 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
 const MAX_HELPERS: usize = 256;
 
 /// The accumulating writes of `function` (`id`) that no done-guard precedes, with what makes
-/// each one accumulate (inserts of rows only with `inserts`); the project functions it calls
-/// unguarded go to `callees`.
+/// each one accumulate: inserts of rows only in the task itself (`in_task`), increments of a
+/// row handed in as a parameter only in a helper. The project functions it calls unguarded go
+/// to `callees`.
 fn writes_in(
     checker: &Checker,
     id: FuncId,
     function: &Function,
-    inserts: bool,
+    in_task: bool,
     callees: &mut Vec<FuncId>,
 ) -> Vec<(TextRange, String)> {
     let project = checker.project;
@@ -104,7 +108,9 @@ fn writes_in(
     let orm = &project.catalog.orm;
     let mut found: Vec<(TextRange, String)> = Vec::new();
     for (index, event) in function.events().iter().enumerate() {
-        if function.is_deferred(event.block) || project.is_guarded(id, index) {
+        // A lambda the task builds (`transaction.on_commit(lambda: ...)`) runs again with it,
+        // as for effects.
+        if project.is_guarded(id, index) {
             continue;
         }
         if let Some(CallClass::Project(callee)) = project.call_class(id, index) {
@@ -112,16 +118,21 @@ fn writes_in(
         }
         match &event.kind {
             EventKind::Call(call) => {
-                if let Some(what) = accumulating_call(checker, call, inserts) {
+                if let Some(what) = accumulating_call(checker, call, in_task) {
                     found.push((call.range, what));
                 }
             }
             EventKind::AttrAssign(assign) => {
+                // A row the function loaded, or one it was handed (a helper's `product`, a
+                // model method's `self`): saved after the increment, either is stored.
                 let loaded = assign
                     .object
                     .as_ref()
-                    .is_some_and(|p| orm.through_manager(p) || p.contains("get_object_or_404"));
-                let increment = assign.augmented || assign.value.flags & Value::ACCUMULATES != 0;
+                    .is_some_and(|p| orm.through_manager(p) || p.contains("get_object_or_404"))
+                    || (!in_task && function.params.iter().any(|p| p.name == &*assign.var));
+                // Text appended (`invoice.notes += "\n" + line`) is not a count.
+                let increment = (assign.augmented && assign.value.str_start().is_none())
+                    || assign.value.flags & Value::ACCUMULATES != 0;
                 if !loaded || !increment {
                     continue;
                 }
@@ -175,7 +186,9 @@ fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Optio
     let orm = vocabulary.through_manager(path);
     match method {
         // `filter(pk=pk, seq__lt=n).update(balance=F("balance") + x, seq=n)`: its own guard.
-        _ if orm && vocabulary.update_methods.has(method) && !call.claims => {
+        // An `F()` sum says the receiver is a queryset, through a manager or not (a manager's
+        // own method: `self.filter(pk=pk).update(...)`).
+        _ if vocabulary.update_methods.has(method) && !call.claims => {
             let (field, _) = call
                 .keywords()
                 .iter()
