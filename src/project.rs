@@ -202,6 +202,9 @@ struct LazyFunction {
     classes: std::sync::OnceLock<Box<[Option<CallClass>]>>,
     /// The summary of a function outside [`Project::summarize`]'s set.
     summary: std::sync::OnceLock<Box<Summary>>,
+    /// The calls of helpers that raise when the work is done, outside any `try`
+    /// ([`Project::raising_guard_before`]).
+    raising_calls: std::sync::OnceLock<Box<[u32]>>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -2378,18 +2381,30 @@ impl<'a> Project<'a> {
         let Some(target) = function.events().get(index) else {
             return false;
         };
-        function.events()[..index]
+        let Some(lazy) = self
+            .lazy
+            .get(id.file as usize)
+            .and_then(|l| l.get(id.func as usize))
+        else {
+            return false;
+        };
+        // Found once per function, so that asking for every event stays linear.
+        let calls = lazy.raising_calls.get_or_init(|| {
+            (0..function.events().len())
+                .filter(|&i| {
+                    matches!(self.call_class(id, i), Some(CallClass::Project(callee))
+                        if self.summary(*callee).is_some_and(|s| s.raises_when_done))
+                        && !function
+                            .block_kinds(function.events()[i].block)
+                            .any(|kind| matches!(kind, BlockKind::Try))
+                })
+                .filter_map(|i| u32::try_from(i).ok())
+                .collect()
+        });
+        calls
             .iter()
-            .enumerate()
-            .any(|(i, event)| {
-                matches!(event.kind, EventKind::Call(_))
-                    && guard_covers(function, event.block, target.block)
-                    && !function
-                        .block_kinds(event.block)
-                        .any(|kind| matches!(kind, BlockKind::Try))
-                    && matches!(self.call_class(id, i), Some(CallClass::Project(callee))
-                    if self.summary(*callee).is_some_and(|s| s.raises_when_done))
-            })
+            .take_while(|&&i| (i as usize) < index)
+            .any(|&i| guard_covers(function, function.events()[i as usize].block, target.block))
     }
 
     /// The effects an event reaches: one for a direct effect, those of the summary for a
