@@ -202,9 +202,6 @@ struct LazyFunction {
     classes: std::sync::OnceLock<Box<[Option<CallClass>]>>,
     /// The summary of a function outside [`Project::summarize`]'s set.
     summary: std::sync::OnceLock<Box<Summary>>,
-    /// The calls of helpers that raise when the work is done, outside any `try`
-    /// ([`Project::raising_guard_before`]).
-    raising_calls: std::sync::OnceLock<Box<[u32]>>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -261,6 +258,10 @@ pub struct Project<'a> {
     /// Memo of [`Project::canonical`]: real code names the same few thousand paths over and
     /// over. Cleared whenever what `canonical` reads changes (inferred types, models).
     canonical_memo: Vec<std::sync::RwLock<HashMap<QPath, QPath>>>,
+    /// Per function asked about, the calls of helpers that raise when the work is done,
+    /// outside any `try` ([`Project::raising_guard_before`]). A map rather than a slot per
+    /// function: only tasks and the helpers they reach are asked.
+    raising_calls: std::sync::Mutex<HashMap<FuncId, Box<[u32]>>>,
 }
 
 impl<'a> Project<'a> {
@@ -336,6 +337,7 @@ impl<'a> Project<'a> {
             canonical_memo: (0..MEMO_SHARDS)
                 .map(|_| std::sync::RwLock::default())
                 .collect(),
+            raising_calls: std::sync::Mutex::default(),
         };
         timer.lap("  names");
         project.inferred_types = project.infer_types();
@@ -2381,16 +2383,15 @@ impl<'a> Project<'a> {
         let Some(target) = function.events().get(index) else {
             return false;
         };
-        let Some(lazy) = self
-            .lazy
-            .get(id.file as usize)
-            .and_then(|l| l.get(id.func as usize))
-        else {
-            return false;
+        let lock = || {
+            self.raising_calls
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
         };
-        // Found once per function, so that asking for every event stays linear.
-        let calls = lazy.raising_calls.get_or_init(|| {
-            (0..function.events().len())
+        // Found once per function, so that asking for every event stays linear. Found outside
+        // the lock: it reads summaries, which may ask again.
+        if !lock().contains_key(&id) {
+            let found: Box<[u32]> = (0..function.events().len())
                 .filter(|&i| {
                     matches!(self.call_class(id, i), Some(CallClass::Project(callee))
                         if self.summary(*callee).is_some_and(|s| s.raises_when_done))
@@ -2399,12 +2400,16 @@ impl<'a> Project<'a> {
                             .any(|kind| matches!(kind, BlockKind::Try))
                 })
                 .filter_map(|i| u32::try_from(i).ok())
-                .collect()
-        });
-        calls
-            .iter()
-            .take_while(|&&i| (i as usize) < index)
-            .any(|&i| guard_covers(function, function.events()[i as usize].block, target.block))
+                .collect();
+            lock().entry(id).or_insert(found);
+        }
+        let map = lock();
+        map.get(&id).is_some_and(|calls| {
+            calls
+                .iter()
+                .take_while(|&&i| (i as usize) < index)
+                .any(|&i| guard_covers(function, function.events()[i as usize].block, target.block))
+        })
     }
 
     /// The effects an event reaches: one for a direct effect, those of the summary for a
