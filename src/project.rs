@@ -2817,7 +2817,7 @@ fn is_done_test(test: &GuardTest) -> bool {
 }
 
 fn guarded_at(project: &Project, function: &Function, index: usize) -> bool {
-    dominating_guards(project, function, index).any(|g| !matches!(g, GuardTest::Helper { .. }))
+    dominating_guards(project, function, index).any(is_done_test)
 }
 
 /// A short label for a call in traces: `send_receipt`, `stripe.PaymentIntent.create`.
