@@ -18,7 +18,10 @@ declare_rule! {
     /// `sql.SQL(...)`), and `open(..., "a")`. Not a total set before it is summed again
     /// (`order.total = 0`, then `+=` per line: an absolute value), nor an update that also
     /// moves the state its filter selects by (`filter(seq__lt=n).update(balance=F(...) + x,
-    /// seq=n)` adds once per `n`).
+    /// seq=n)` adds once per `n`), nor inserts into a table the task deleted from on every path
+    /// before them (`DELETE FROM rollup WHERE day = %s` then `INSERT INTO rollup ...`,
+    /// `Rollup.objects.filter(day=day).delete()` then `bulk_create`): each run replaces the rows
+    /// the last one wrote.
     ///
     /// The increments (`F()`, `+=` then `save()`, counters, appends) of the project helpers a
     /// task calls without a done-guard, or hands to `transaction.on_commit(lambda: ...)`, are
@@ -118,7 +121,9 @@ fn writes_in(
         }
         match &event.kind {
             EventKind::Call(call) => {
-                if let Some(what) = accumulating_call(checker, call, in_task) {
+                if let Some(what) = accumulating_call(checker, call, in_task)
+                    && !replaces_deleted(project, function, index, call)
+                {
                     found.push((call.range, what));
                 }
             }
@@ -240,5 +245,129 @@ fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Optio
                 .then(|| tr!(lang, "tw305.append", mode = mode))
         }
         _ => None,
+    }
+}
+
+/// The rows an insert or a delete writes: a table named in raw SQL, or a model.
+enum Rows<'a> {
+    Table(&'a str),
+    Model(usize),
+}
+
+impl PartialEq for Rows<'_> {
+    /// Unquoted SQL names ignore case.
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Rows::Table(a), Rows::Table(b)) => a.eq_ignore_ascii_case(b),
+            (Rows::Model(a), Rows::Model(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// Whether the insert `call` (event `index`) follows a delete of the same rows' table on every
+/// path to it (not in a branch), outside any deferred callback: the task replaces what an
+/// earlier run inserted.
+fn replaces_deleted(
+    project: &crate::project::Project,
+    function: &Function,
+    index: usize,
+    call: &CallSite,
+) -> bool {
+    let events = function.events();
+    let Some(block) = events.get(index).map(|e| e.block) else {
+        return false;
+    };
+    let Some(inserted) = written_rows(project, call, "insert") else {
+        return false;
+    };
+    events[..index].iter().any(|event| {
+        matches!(&event.kind, EventKind::Call(earlier)
+            if crate::project::guard_covers(function, event.block, block)
+                && !function.is_deferred(event.block)
+                && written_rows(project, earlier, "delete").is_some_and(|rows| rows == inserted))
+    })
+}
+
+/// The rows `call` inserts (`verb` "insert") or deletes ("delete"): the table of a raw SQL
+/// statement, or the model of an ORM call through its manager.
+fn written_rows<'c>(
+    project: &crate::project::Project,
+    call: &'c CallSite,
+    verb: &str,
+) -> Option<Rows<'c>> {
+    let orm = &project.catalog.orm;
+    let method = call.method.as_str();
+    if project.catalog.writes.sql_methods.iter().any(|m| m == method) {
+        return sql_table(call.args().first()?.as_str()?, verb).map(Rows::Table);
+    }
+    let orm_verb = if verb == "insert" {
+        orm.create_methods.has(method) || orm.bulk_create_methods.has(method)
+    } else {
+        orm.delete_methods.has(method)
+    };
+    if !orm_verb {
+        return None;
+    }
+    let path = call.path.as_ref()?;
+    project
+        .models
+        .manager_target(project, path)
+        .filter(|target| target.implicit.is_none())
+        .map(|target| Rows::Model(target.model))
+}
+
+/// The table of `INSERT INTO t ...` (`verb` "insert"), or of `DELETE FROM t ...` and
+/// `TRUNCATE t` ("delete"), without quotes; case is kept, SQL compares it without.
+fn sql_table<'s>(sql: &'s str, verb: &str) -> Option<&'s str> {
+    let mut words = sql.split_ascii_whitespace();
+    let first = words.next()?;
+    let leads = if verb == "insert" {
+        &["insert"][..]
+    } else {
+        &["delete", "truncate"][..]
+    };
+    if !leads.iter().any(|lead| first.eq_ignore_ascii_case(lead)) {
+        return None;
+    }
+    let mut table = words.next()?;
+    if ["into", "from", "table"]
+        .iter()
+        .any(|w| table.eq_ignore_ascii_case(w))
+    {
+        table = words.next()?;
+    }
+    let table = table
+        .split('(')
+        .next()
+        .unwrap_or_default()
+        .trim_matches(|c| matches!(c, '"' | '`' | '[' | ']' | ';'));
+    (!table.is_empty()).then_some(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sql_table;
+
+    #[test]
+    fn statements_name_their_table() {
+        let cases = [
+            ("INSERT INTO usage_rollup (a, b) VALUES (%s, %s)", "insert", Some("usage_rollup")),
+            ("  insert into \"Rollup\"(a) select 1", "insert", Some("Rollup")),
+            ("INSERT `stats` VALUES (1)", "insert", Some("stats")),
+            ("DELETE FROM usage_rollup WHERE day = %s", "delete", Some("usage_rollup")),
+            ("delete usage_rollup where 1", "delete", Some("usage_rollup")),
+            ("TRUNCATE TABLE usage_rollup;", "delete", Some("usage_rollup")),
+            ("TRUNCATE usage_rollup", "delete", Some("usage_rollup")),
+            // The other verb, or none.
+            ("DELETE FROM usage_rollup", "insert", None),
+            ("INSERT INTO usage_rollup VALUES (1)", "delete", None),
+            ("UPDATE usage_rollup SET n = 0", "delete", None),
+            ("INSERT INTO", "insert", None),
+            ("", "insert", None),
+        ];
+        for (sql, verb, table) in cases {
+            assert_eq!(sql_table(sql, verb), table, "{sql:?} {verb}");
+        }
     }
 }
