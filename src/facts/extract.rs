@@ -1463,7 +1463,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
                 // `if not claimed: return`: another run changed the rows first.
                 if inner.flags & Value::CLAIM != 0 {
-                    return Some(GuardTest::DoneCheck);
+                    return Some(GuardTest::Claim);
                 }
                 // `if not x.receipt_pending: return`: a state check, like `!=`.
                 match operand {
@@ -1525,13 +1525,19 @@ impl<'e, 'c> Walker<'e, 'c> {
                         .iter()
                         .any(|c| matches!(c, Expr::NoneLiteral(_)));
                 let left = unwalrus(&compare.left);
+                // `if Order.objects.filter(pk=pk, sent=False).update(sent=True) == 0: return`.
+                if matches!(left, Expr::Call(_) | Expr::Await(_))
+                    && self.pure(left).flags & Value::CLAIM != 0
+                {
+                    return Some(GuardTest::Claim);
+                }
                 if let Expr::Name(name) = left {
                     // `if claimed == 0: return`.
                     if self
                         .lookup_local(name.id.as_str())
                         .is_some_and(|local| local.flags & Value::CLAIM != 0)
                     {
-                        return Some(GuardTest::DoneCheck);
+                        return Some(GuardTest::Claim);
                     }
                     // `if row is None: return` after a query by state.
                     if is_none_check {

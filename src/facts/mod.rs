@@ -1018,6 +1018,10 @@ pub enum GuardTest {
     /// the `try`, in order: which one is the marker depends on the models
     /// ([`crate::project::Project::integrity_marker`]).
     Integrity { inserts: Vec<TextRange> },
+    /// `if not claimed: return` (or `== 0`) after a conditional update that sets a field its
+    /// filter selects by (`filter(pk=pk, status="queued").update(status="sending")`): a
+    /// done-check that wrote its own state, atomically, before anything it guards.
+    Claim,
     /// `if helper(...):`, a done-check when the helper's summary says so.
     Helper { path: QPath },
     /// `if x.status != "pending": return` when the function never writes `status` afterwards:

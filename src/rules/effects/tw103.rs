@@ -50,7 +50,11 @@ declare_rule! {
     /// ```
     /// A claim counts the same: when the guard's transaction writes a state before the effect
     /// (`status = "sending"`) and the final state (`"sent"`) follows the effect, the effect is
-    /// at most once and is not reported.
+    /// at most once and is not reported. So does a guard that writes its own state: a claiming
+    /// update (`claimed = Notice.objects.filter(pk=pk, status="queued").update(status=
+    /// "sending")`, then `if not claimed: return`), `if not cache.add(key, ...): return`, or
+    /// `get_or_create` followed by `if not created: return` (a marker that may be lost with the
+    /// work is TW303's finding).
     pub const RULE = {
         code: "TW103",
         name: "crash-window-after-effect",
@@ -162,6 +166,21 @@ fn claimed_before(project: &Project, hop: Hop) -> bool {
             };
             if matches!(test.test, GuardTest::Precondition) {
                 return false;
+            }
+            // A guard that writes its own state: a claiming update (`if not claimed: return`),
+            // `if not cache.add(k): return`, `if not created: return`. The redelivery stops at
+            // it; that the marker may be lost with the work is TW303's finding, not this one.
+            if matches!(
+                test.test,
+                GuardTest::Claim
+                    | GuardTest::NotMarker { .. }
+                    | GuardTest::NotCreated {
+                        compound: false,
+                        ..
+                    }
+            ) && crate::project::guard_covers(function, guard.block, target)
+            {
+                return true;
             }
             // In the guard's transaction when it has one, else anywhere on the way.
             let tx = project

@@ -84,9 +84,6 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let Some(&first_work) = work.first() else {
             continue;
         };
-        if moves_marker_to_done(project, task, marker_index, &work) {
-            continue;
-        }
         if transactional {
             // The outermost transaction around the marker; the work must be inside it too.
             let txs = project.transactions_around(task.id, marker_block);
@@ -167,28 +164,3 @@ fn is_work(project: &Project, task: &TaskView, index: usize) -> bool {
     })
 }
 
-/// `pending` → `done`: the work ends by writing the marker's own model again.
-fn moves_marker_to_done(project: &Project, task: &TaskView, marker: usize, work: &[usize]) -> bool {
-    let function = task.function;
-    let EventKind::Call(marker_call) = &function.events()[marker].kind else {
-        return false;
-    };
-    let Some(marker_model) = marker_call
-        .path
-        .as_ref()
-        .and_then(|p| project.models.model_of_manager_call(project, p))
-    else {
-        return false;
-    };
-    work.iter().any(|&i| match &function.events()[i].kind {
-        EventKind::Call(call) => {
-            project.writes_state(task.id, i)
-                && call
-                    .path
-                    .as_ref()
-                    .and_then(|p| project.models.model_of_manager_call(project, p))
-                    == Some(marker_model)
-        }
-        _ => false,
-    })
-}
