@@ -313,7 +313,6 @@ fn written_rows<'c>(
     project
         .models
         .manager_target(project, path)
-        .filter(|target| target.implicit.is_none())
         .map(|target| Rows::Model(target.model))
 }
 
