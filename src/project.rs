@@ -2300,11 +2300,12 @@ impl<'a> Project<'a> {
                     }
                 }
             }
-            if value
-                .path
-                .as_ref()
-                .and_then(QPath::last_name)
-                .is_some_and(|m| self.catalog.orm.exists_methods.has(m))
+            if value.flags & Value::DONE_TEST != 0
+                || value
+                    .path
+                    .as_ref()
+                    .and_then(QPath::last_name)
+                    .is_some_and(|m| self.catalog.orm.exists_methods.has(m))
             {
                 summary.returns_done_check = true;
             }

@@ -401,15 +401,19 @@ impl<'e, 'c> Walker<'e, 'c> {
             .into_iter()
             .filter_map(|value| {
                 let headers = value.dict().map(|items| key_headers(items, catalog));
-                (value.path.is_some() || !value.taint.is_empty() || headers.is_some()).then(|| {
-                    Value {
+                let done_test = value.flags & Value::DONE_TEST;
+                (value.path.is_some()
+                    || !value.taint.is_empty()
+                    || headers.is_some()
+                    || done_test != 0)
+                    .then(|| Value {
                         range: value.range,
                         path: value.path,
                         taint: value.taint,
                         lit: headers.map_or(Lit::Other, Lit::Dict),
+                        flags: done_test,
                         ..Value::default()
-                    }
-                })
+                    })
             })
             .collect();
         let mut body = FunctionBody {
@@ -671,7 +675,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
             }
             Stmt::Return(ret) => {
-                let value = ret
+                let mut value = ret
                     .value
                     .as_deref()
                     .map(|v| self.expr(v, block))
@@ -679,6 +683,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                         lit: Lit::None,
                         ..Value::default()
                     });
+                // `return invoice.sent_at is not None`: a predicate a caller may leave on.
+                let done_test = ret.value.as_deref().is_some_and(|returned| {
+                    matches!(
+                        self.guard_test(unbool(returned), &value),
+                        Some(GuardTest::DoneCheck | GuardTest::Claim)
+                    )
+                });
+                value.flags = if done_test { Value::DONE_TEST } else { 0 };
                 self.returns.push(value);
             }
             Stmt::Raise(raise) => {
@@ -1031,6 +1043,18 @@ impl<'e, 'c> Walker<'e, 'c> {
         pending: &mut Pending<'a>,
     ) {
         let qualname = self.ex.classes[index].qualname.clone();
+        // A dataclass with a field's factory (`key: str = field(default_factory=uuid4)`) keeps
+        // its fields without a default too, so that positional arguments are matched to the
+        // fields in order ([`Walker::factory_fields`]).
+        let factories = def.body.iter().any(|stmt| {
+            let Stmt::AnnAssign(assign) = stmt else {
+                return false;
+            };
+            matches!(assign.value.as_deref(), Some(Expr::Call(call))
+                if call.arguments.keywords.iter().any(|k| k.arg.as_ref().is_some_and(|arg| {
+                    self.ex.catalog.is_factory_keyword(Sym::new(arg.as_str()))
+                })))
+        });
         for stmt in &def.body {
             match stmt {
                 Stmt::Assign(assign) => {
@@ -1049,6 +1073,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                         self.ex.classes[index]
                             .attrs
                             .insert(name.id.as_str().to_string(), value);
+                    } else if let (Expr::Name(name), true) = (&*assign.target, factories) {
+                        self.ex.classes[index]
+                            .attrs
+                            .insert(name.id.as_str().to_string(), Value::default());
                     }
                 }
                 Stmt::ClassDef(inner) => {
@@ -2869,6 +2897,20 @@ fn qualify(module: &str, name: &str) -> String {
 /// Whether a suite ends by leaving the function (`return`, `raise`).
 fn leaves(suite: &[Stmt]) -> bool {
     matches!(exits(suite), Some(Exit::Return | Exit::Raise))
+}
+
+/// `x` for `bool(x)`: the truth of a value is the value's.
+fn unbool(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Call(call)
+            if call.arguments.args.len() == 1
+                && call.arguments.keywords.is_empty()
+                && matches!(&*call.func, Expr::Name(name) if name.id.as_str() == "bool") =>
+        {
+            &call.arguments.args[0]
+        }
+        _ => expr,
+    }
 }
 
 /// How a suite leaves: its last statement returns, raises or continues.

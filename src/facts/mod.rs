@@ -73,6 +73,10 @@ impl Value {
     /// The count of a conditional update that claims its rows (`filter(sent=False)
     /// .update(sent=True)`): nonzero only in the run that changed them.
     pub const CLAIM: u8 = 64;
+    /// On a returned value only, where no other flag is kept: the returned expression is a
+    /// done-check (`invoice.sent_at is not None`, `.exists()`, a claim's count), so that
+    /// `if helper(...): return` in a caller is a done-guard, as the test written there is.
+    pub const DONE_TEST: u8 = 64;
     /// A parameter updated from its own value since the function received it (`amount =
     /// amount - fee`, `attempt += 1`, `items = items[1:]`): each run that does it moves the
     /// value on again, unlike a default filled in (`currency = currency or "EUR"`).

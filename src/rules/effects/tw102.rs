@@ -8,7 +8,9 @@ declare_rule! {
     /// `EmailMessage.send`, `smtplib`, most SMS and chat APIs) that a task reaches with no
     /// done-guard before it. A project helper the task calls first that raises when the work
     /// is done (`ensure_not_sent(order)` doing `if order.sent: raise AlreadySent`) is a
-    /// done-guard, unless the task catches what it raises.
+    /// done-guard, unless the task catches what it raises. So is `if helper(...): return` when
+    /// the helper returns a done-check (`return invoice.reminder_sent_at is not None`,
+    /// `.exists()`, `bool(cache.get(k))`), as the same test written in the task is.
     ///
     /// ## Why it matters on a second run
     /// Nothing records that the e-mail or SMS went out and nothing checks it: every redelivery
