@@ -675,14 +675,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
             }
             Stmt::Return(ret) => {
-                let mut value = ret
-                    .value
-                    .as_deref()
-                    .map(|v| self.expr(v, block))
-                    .unwrap_or(Value {
-                        lit: Lit::None,
-                        ..Value::default()
-                    });
+                let mut value =
+                    ret.value
+                        .as_deref()
+                        .map(|v| self.expr(v, block))
+                        .unwrap_or(Value {
+                            lit: Lit::None,
+                            ..Value::default()
+                        });
                 // `return invoice.sent_at is not None`: a predicate a caller may leave on.
                 let done_test = ret.value.as_deref().is_some_and(|returned| {
                     matches!(
@@ -1051,9 +1051,9 @@ impl<'e, 'c> Walker<'e, 'c> {
                 return false;
             };
             matches!(assign.value.as_deref(), Some(Expr::Call(call))
-                if call.arguments.keywords.iter().any(|k| k.arg.as_ref().is_some_and(|arg| {
-                    self.ex.catalog.is_factory_keyword(Sym::new(arg.as_str()))
-                })))
+            if call.arguments.keywords.iter().any(|k| k.arg.as_ref().is_some_and(|arg| {
+                self.ex.catalog.is_factory_keyword(Sym::new(arg.as_str()))
+            })))
         });
         for stmt in &def.body {
             match stmt {

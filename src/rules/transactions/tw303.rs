@@ -163,4 +163,3 @@ fn is_work(project: &Project, task: &TaskView, index: usize) -> bool {
             && !project.catalog.is_logging(call.method.as_str())
     })
 }
-

@@ -298,7 +298,13 @@ fn written_rows<'c>(
 ) -> Option<Rows<'c>> {
     let orm = &project.catalog.orm;
     let method = call.method.as_str();
-    if project.catalog.writes.sql_methods.iter().any(|m| m == method) {
+    if project
+        .catalog
+        .writes
+        .sql_methods
+        .iter()
+        .any(|m| m == method)
+    {
         return sql_table(call.args().first()?.as_str()?, verb).map(Rows::Table);
     }
     let orm_verb = if verb == "insert" {
@@ -351,12 +357,32 @@ mod tests {
     #[test]
     fn statements_name_their_table() {
         let cases = [
-            ("INSERT INTO usage_rollup (a, b) VALUES (%s, %s)", "insert", Some("usage_rollup")),
-            ("  insert into \"Rollup\"(a) select 1", "insert", Some("Rollup")),
+            (
+                "INSERT INTO usage_rollup (a, b) VALUES (%s, %s)",
+                "insert",
+                Some("usage_rollup"),
+            ),
+            (
+                "  insert into \"Rollup\"(a) select 1",
+                "insert",
+                Some("Rollup"),
+            ),
             ("INSERT `stats` VALUES (1)", "insert", Some("stats")),
-            ("DELETE FROM usage_rollup WHERE day = %s", "delete", Some("usage_rollup")),
-            ("delete usage_rollup where 1", "delete", Some("usage_rollup")),
-            ("TRUNCATE TABLE usage_rollup;", "delete", Some("usage_rollup")),
+            (
+                "DELETE FROM usage_rollup WHERE day = %s",
+                "delete",
+                Some("usage_rollup"),
+            ),
+            (
+                "delete usage_rollup where 1",
+                "delete",
+                Some("usage_rollup"),
+            ),
+            (
+                "TRUNCATE TABLE usage_rollup;",
+                "delete",
+                Some("usage_rollup"),
+            ),
             ("TRUNCATE usage_rollup", "delete", Some("usage_rollup")),
             // The other verb, or none.
             ("DELETE FROM usage_rollup", "insert", None),
