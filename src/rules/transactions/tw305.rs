@@ -278,23 +278,30 @@ fn replaces_deleted(
     let Some(block) = events.get(index).map(|e| e.block) else {
         return false;
     };
-    let Some(inserted) = written_rows(project, call, "insert") else {
+    let Some(inserted) = written_rows(project, call, Verb::Insert) else {
         return false;
     };
     events[..index].iter().any(|event| {
         matches!(&event.kind, EventKind::Call(earlier)
             if crate::project::guard_covers(function, event.block, block)
                 && !function.is_deferred(event.block)
-                && written_rows(project, earlier, "delete").is_some_and(|rows| rows == inserted))
+                && written_rows(project, earlier, Verb::Delete).is_some_and(|rows| rows == inserted))
     })
 }
 
-/// The rows `call` inserts (`verb` "insert") or deletes ("delete"): the table of a raw SQL
-/// statement, or the model of an ORM call through its manager.
+/// What a statement does to the rows of its table.
+#[derive(Clone, Copy)]
+enum Verb {
+    Insert,
+    Delete,
+}
+
+/// The rows `call` inserts or deletes (`verb`): the table of a raw SQL statement, or the model
+/// of an ORM call through its manager.
 fn written_rows<'c>(
     project: &crate::project::Project,
     call: &'c CallSite,
-    verb: &str,
+    verb: Verb,
 ) -> Option<Rows<'c>> {
     let orm = &project.catalog.orm;
     let method = call.method.as_str();
@@ -307,10 +314,9 @@ fn written_rows<'c>(
     {
         return sql_table(call.args().first()?.as_str()?, verb).map(Rows::Table);
     }
-    let orm_verb = if verb == "insert" {
-        orm.create_methods.has(method) || orm.bulk_create_methods.has(method)
-    } else {
-        orm.delete_methods.has(method)
+    let orm_verb = match verb {
+        Verb::Insert => orm.create_methods.has(method) || orm.bulk_create_methods.has(method),
+        Verb::Delete => orm.delete_methods.has(method),
     };
     if !orm_verb {
         return None;
@@ -322,15 +328,14 @@ fn written_rows<'c>(
         .map(|target| Rows::Model(target.model))
 }
 
-/// The table of `INSERT INTO t ...` (`verb` "insert"), or of `DELETE FROM t ...` and
-/// `TRUNCATE t` ("delete"), without quotes; case is kept, SQL compares it without.
-fn sql_table<'s>(sql: &'s str, verb: &str) -> Option<&'s str> {
+/// The table of `INSERT INTO t ...` ([`Verb::Insert`]), or of `DELETE FROM t ...` and
+/// `TRUNCATE t` ([`Verb::Delete`]), without quotes; case is kept, SQL compares it without.
+fn sql_table(sql: &str, verb: Verb) -> Option<&str> {
     let mut words = sql.split_ascii_whitespace();
     let first = words.next()?;
-    let leads = if verb == "insert" {
-        &["insert"][..]
-    } else {
-        &["delete", "truncate"][..]
+    let leads: &[&str] = match verb {
+        Verb::Insert => &["insert"],
+        Verb::Delete => &["delete", "truncate"],
     };
     if !leads.iter().any(|lead| first.eq_ignore_ascii_case(lead)) {
         return None;
@@ -352,47 +357,47 @@ fn sql_table<'s>(sql: &'s str, verb: &str) -> Option<&'s str> {
 
 #[cfg(test)]
 mod tests {
-    use super::sql_table;
+    use super::{Verb, sql_table};
 
     #[test]
     fn statements_name_their_table() {
         let cases = [
             (
                 "INSERT INTO usage_rollup (a, b) VALUES (%s, %s)",
-                "insert",
+                Verb::Insert,
                 Some("usage_rollup"),
             ),
             (
                 "  insert into \"Rollup\"(a) select 1",
-                "insert",
+                Verb::Insert,
                 Some("Rollup"),
             ),
-            ("INSERT `stats` VALUES (1)", "insert", Some("stats")),
+            ("INSERT `stats` VALUES (1)", Verb::Insert, Some("stats")),
             (
                 "DELETE FROM usage_rollup WHERE day = %s",
-                "delete",
+                Verb::Delete,
                 Some("usage_rollup"),
             ),
             (
                 "delete usage_rollup where 1",
-                "delete",
+                Verb::Delete,
                 Some("usage_rollup"),
             ),
             (
                 "TRUNCATE TABLE usage_rollup;",
-                "delete",
+                Verb::Delete,
                 Some("usage_rollup"),
             ),
-            ("TRUNCATE usage_rollup", "delete", Some("usage_rollup")),
+            ("TRUNCATE usage_rollup", Verb::Delete, Some("usage_rollup")),
             // The other verb, or none.
-            ("DELETE FROM usage_rollup", "insert", None),
-            ("INSERT INTO usage_rollup VALUES (1)", "delete", None),
-            ("UPDATE usage_rollup SET n = 0", "delete", None),
-            ("INSERT INTO", "insert", None),
-            ("", "insert", None),
+            ("DELETE FROM usage_rollup", Verb::Insert, None),
+            ("INSERT INTO usage_rollup VALUES (1)", Verb::Delete, None),
+            ("UPDATE usage_rollup SET n = 0", Verb::Delete, None),
+            ("INSERT INTO", Verb::Insert, None),
+            ("", Verb::Insert, None),
         ];
         for (sql, verb, table) in cases {
-            assert_eq!(sql_table(sql, verb), table, "{sql:?} {verb}");
+            assert_eq!(sql_table(sql, verb), table, "{sql:?}");
         }
     }
 }
