@@ -2515,6 +2515,20 @@ impl<'e, 'c> Walker<'e, 'c> {
         {
             value.lit = Lit::Str(sql.clone());
         }
+        // `sql.SQL("INSERT INTO {} ...").format(sql.Identifier(table))`: the same statement,
+        // names filled in.
+        if method == "format"
+            && let Expr::Attribute(attr) = &*call.func
+            && let Expr::Call(inner) = &*attr.value
+            && let Some(Expr::StringLiteral(template)) = inner.arguments.args.first()
+            && let Some(path) = &path
+            && path.0.len() > 1
+            && catalog
+                .writes
+                .is_sql_text(&QPath(path.0[..path.0.len() - 1].to_vec()))
+        {
+            value.lit = Lit::Str(template.value.to_str().into());
+        }
         merge_taint(&mut value.taint, &func.taint);
         // Rows a query selects (`Invoice.objects.filter(due_at__lt=timezone.now())`) hold
         // what is stored, not the criteria: `inv.pk` is no value of the clock. Rows a call
