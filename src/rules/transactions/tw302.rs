@@ -8,8 +8,11 @@ declare_rule! {
     /// ## What it does
     /// Reports a task enqueued inside a database transaction: `.delay()`, `.apply_async()`,
     /// `send_task`, RQ's `Queue.enqueue`, `.send()` of a Dramatiq actor, calling a Huey task,
-    /// calling a Celery canvas (`chord(header)(callback)`, `group(...)()`). A project method
-    /// of an enqueue method's name (`flight.delay(minutes)` on a model) is not an enqueue.
+    /// calling a Celery canvas (`chord(header)(callback)`, `group(...)()`), and the other
+    /// frameworks' enqueues the catalog names: arq's `enqueue_job`, Taskiq's `.kiq()`,
+    /// Procrastinate's `.defer()`, Django tasks' `.enqueue()`, django-q's `async_task`. A
+    /// project method of an enqueue method's name (`flight.delay(minutes)` on a model) is not
+    /// an enqueue.
     ///
     /// ## Why it matters on a second run
     /// The message reaches the broker before the commit. A worker can pick it up at once and
