@@ -643,6 +643,7 @@ struct RawWrites {
     open_methods: Vec<String>,
     sql_methods: Vec<String>,
     sql_text: Vec<String>,
+    sql_text_filled: Vec<String>,
     idempotent_insert: Vec<String>,
     bulk_idempotent: Vec<String>,
 }
@@ -658,6 +659,7 @@ pub struct Writes {
     open_methods: PatternSet<()>,
     pub sql_methods: Vec<String>,
     sql_text: PatternSet<()>,
+    sql_text_filled: PatternSet<()>,
     pub idempotent_insert: Vec<String>,
     pub bulk_idempotent: Vec<String>,
 }
@@ -692,6 +694,12 @@ impl Writes {
     /// Whether a call of `path` is its first argument as a statement (`text("INSERT ...")`).
     pub fn is_sql_text(&self, path: &QPath) -> bool {
         self.sql_text.find(path).is_some()
+    }
+
+    /// Whether a call of `path` keeps the statement of the wrapper it is called on, names
+    /// filled in (`sql.SQL("INSERT INTO {} ...").format(...)`).
+    pub fn fills_sql_text(&self, path: &QPath) -> bool {
+        self.sql_text_filled.find(path).is_some()
     }
 }
 
@@ -1475,6 +1483,7 @@ impl Catalog {
                 open_methods: pattern_set(&raw.writes.open_methods),
                 sql_methods: raw.writes.sql_methods,
                 sql_text: pattern_set(&raw.writes.sql_text),
+                sql_text_filled: pattern_set(&raw.writes.sql_text_filled),
                 idempotent_insert: raw.writes.idempotent_insert,
                 bulk_idempotent: raw.writes.bulk_idempotent,
             },

@@ -2517,15 +2517,12 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
         // `sql.SQL("INSERT INTO {} ...").format(sql.Identifier(table))`: the same statement,
         // names filled in.
-        if method == "format"
-            && let Expr::Attribute(attr) = &*call.func
+        if let Expr::Attribute(attr) = &*call.func
             && let Expr::Call(inner) = &*attr.value
             && let Some(Expr::StringLiteral(template)) = inner.arguments.args.first()
-            && let Some(path) = &path
-            && path.0.len() > 1
-            && catalog
-                .writes
-                .is_sql_text(&QPath(path.0[..path.0.len() - 1].to_vec()))
+            && path
+                .as_ref()
+                .is_some_and(|path| catalog.writes.fills_sql_text(path))
         {
             value.lit = Lit::Str(template.value.to_str().into());
         }
