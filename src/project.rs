@@ -671,7 +671,6 @@ impl<'a> Project<'a> {
                 Some(target)
             } else if let Some(var) = facts.vars.get(name)
                 && let Some(var_path) = &var.path
-                && var_path.0.first().is_some_and(|s| *s.name != *facts.module)
             {
                 let mut target = var_path.clone();
                 match target.0.last_mut() {
