@@ -248,10 +248,12 @@ fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Optio
     }
 }
 
-/// The rows an insert or a delete writes: a table named in raw SQL, or a model.
+/// The rows an insert or a delete writes: a table named in raw SQL, a model of the project, or
+/// a model defined elsewhere, by its canonical name.
 enum Rows<'a> {
     Table(&'a str),
     Model(usize),
+    Outside(String),
 }
 
 impl PartialEq for Rows<'_> {
@@ -260,6 +262,7 @@ impl PartialEq for Rows<'_> {
         match (self, other) {
             (Rows::Table(a), Rows::Table(b)) => a.eq_ignore_ascii_case(b),
             (Rows::Model(a), Rows::Model(b)) => a == b,
+            (Rows::Outside(a), Rows::Outside(b)) => a == b,
             _ => false,
         }
     }
@@ -322,10 +325,21 @@ fn written_rows<'c>(
         return None;
     }
     let path = call.path.as_ref()?;
-    project
-        .models
-        .manager_target(project, path)
-        .map(|target| Rows::Model(target.model))
+    if let Some(target) = project.models.manager_target(project, path) {
+        return Some(Rows::Model(target.model));
+    }
+    // A model the project does not define (`Rollup.objects.filter(...).delete()` with `Rollup`
+    // imported from a package): its manager's queryset calls only, no relation.
+    let segs = path.segs();
+    let at = segs
+        .iter()
+        .position(|s| orm.managers.iter().any(|m| m == s.name.as_str()))
+        .filter(|&at| at > 0)?;
+    if segs[at + 1..].iter().any(|s| s.call == crate::path::Call::No) {
+        return None;
+    }
+    let model = crate::path::QPath(segs[..at].to_vec());
+    Some(Rows::Outside(project.canonical(&model).dotted()))
 }
 
 /// The table of `INSERT INTO t ...` ([`Verb::Insert`]), or of `DELETE FROM t ...` and
