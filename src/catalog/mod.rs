@@ -398,6 +398,7 @@ pub struct Catalog {
     /// Calls whose result enqueues when called (`chord(header)(callback)`).
     enqueue_called: PatternSet<()>,
     rq_methods: Vec<RqMethod>,
+    rq_options: Vec<String>,
     /// Enqueue calls that name the task by its registered name ([`Catalog::by_name`]).
     by_name_calls: PatternSet<usize>,
     by_name: Vec<ByName>,
@@ -1209,6 +1210,8 @@ struct RawEnqueue {
     called: Vec<String>,
     rq_methods: Vec<RqMethod>,
     #[serde(default)]
+    rq_options: Vec<String>,
+    #[serde(default)]
     by_name: Vec<RawByName>,
 }
 
@@ -1244,10 +1247,14 @@ pub enum ByNameArguments {
 
 /// A method of RQ's `Queue` that enqueues a function, and where it takes the function.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct RqMethod {
     pub method: String,
     pub function: ArgSpec,
+    /// Whether keywords other than the queue's options ([`Catalog::is_rq_option`]) are the
+    /// function's.
+    #[serde(default)]
+    pub passes_keywords: bool,
 }
 
 impl Catalog {
@@ -1434,6 +1441,7 @@ impl Catalog {
             enqueue_functions,
             enqueue_called,
             rq_methods: raw.enqueue.rq_methods,
+            rq_options: raw.enqueue.rq_options,
             by_name_calls,
             by_name,
             registry,
@@ -1663,6 +1671,11 @@ impl Catalog {
     /// The RQ queue method named `method`.
     pub fn rq_method(&self, method: &str) -> Option<&RqMethod> {
         self.rq_methods.iter().find(|m| m.method == method)
+    }
+
+    /// Whether RQ keeps the keyword `name` of an enqueue for the job itself (`job_timeout=`).
+    pub fn is_rq_option(&self, name: &str) -> bool {
+        self.rq_options.iter().any(|o| o == name)
     }
 
     /// Whether a method's result, tested by a guard, is a done-check.

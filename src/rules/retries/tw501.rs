@@ -13,7 +13,9 @@ declare_rule! {
     /// differ from the task's own parameters, and a task re-enqueueing itself with changed
     /// arguments from an `except` handler (a hand-made retry): `apply_async`/`delay`,
     /// Dramatiq's `send`, Huey's `schedule(args=...)` or a call of the Huey task itself, RQ's
-    /// `queue.enqueue(func, ...)`/`enqueue_call(func, args=...)`, or by the task's registered
+    /// `queue.enqueue(func, ...)`/`enqueue_call(func, args=...)` (with `enqueue`, `enqueue_at`
+    /// and `enqueue_in`, a keyword that RQ does not keep for the job, such as `since=`
+    /// beside `job_timeout=`, is the function's argument), or by the task's registered
     /// name (Celery's `send_task("app.tasks.crawl", args=[...])`, arq's
     /// `ctx["redis"].enqueue_job("crawl", ...)`). A parameter updated from
     /// itself before the call (`amount = amount - fee`, `attempt += 1`, `rows = rows[100:]`)
@@ -88,7 +90,22 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                     // `enqueue_call(func, args=..., kwargs=...)`.
                     changed_arguments(call.keyword("args"), call.keyword("kwargs"), &params, lang)
                 } else {
-                    // Keywords are the queue's options here as often as the task's.
+                    // The keywords RQ does not keep for the job go to the function; of those,
+                    // only the ones naming a parameter are read (an unknown keyword may be an
+                    // option of a newer RQ).
+                    let keywords: Vec<(Sym, Value)> = if rq.passes_keywords {
+                        call.keywords()
+                            .iter()
+                            .filter(|(key, _)| {
+                                Some(key.as_str()) != rq.function.keyword.as_deref()
+                                    && !project.catalog.is_rq_option(key.as_str())
+                                    && params.contains(&key.as_str())
+                            })
+                            .cloned()
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
                     let given_by_keyword = rq
                         .function
                         .keyword
@@ -101,7 +118,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                     };
                     changed_positional(
                         call.args().get(first..).unwrap_or_default(),
-                        &[],
+                        &keywords,
                         &params,
                         lang,
                     )
