@@ -535,6 +535,20 @@ fn is_key_material(value: &Value) -> bool {
         .any(|taint| matches!(taint, Taint::Nondet { .. } | Taint::Meta { .. }))
 }
 
+/// Whether a value is a parameter of the function, read by its name as received.
+fn passes_param(value: &Value) -> bool {
+    value.name.is_some() && value.flags & Value::PARAM != 0
+}
+
+/// A parameter passed on, as [`Catalog::filter_arguments`] keeps it: its name alone.
+fn param_only(value: &Value) -> Value {
+    Value {
+        name: value.name,
+        flags: value.flags,
+        ..Value::default()
+    }
+}
+
 /// A list of names from the catalog, asked whether it holds one.
 #[derive(Debug, Default, Deserialize)]
 #[serde(transparent)]
@@ -1619,8 +1633,12 @@ impl Catalog {
         }
         // A value made from a nondeterministic source or delivery metadata stays, in its
         // place: a helper may use that parameter as a key (`charge(order, str(uuid4()))`), as
-        // does a `None`, which may be the key it is given (`charge(order, None)`). Such values
-        // are rare; the others give their place to an empty value.
+        // does a `None`, which may be the key it is given (`charge(order, None)`). The others
+        // give their place to an empty value. A keyword that passes a parameter on as it came
+        // (`refund_charge(..., idem=key)` in `def refund_order(order, key)`) keeps its name:
+        // it may be the key the function's own caller gives. (Parameters passed by position
+        // are not kept: in every call that passes one, the other positional arguments would
+        // have to keep their places, 1.2 MB more over the corpus.)
         let kept = |arg: &Value| is_key_material(arg) || arg.is_none();
         let mut positional = args.len();
         if args.iter().any(kept) {
@@ -1633,7 +1651,16 @@ impl Catalog {
             *args = Vec::new();
         }
         let before = keywords.len();
-        keywords.retain(|(name, value)| self.keeps_keyword(*name) || is_key_material(value));
+        keywords.retain_mut(|(name, value)| {
+            if self.keeps_keyword(*name) || is_key_material(value) {
+                true
+            } else if passes_param(value) {
+                *value = param_only(value);
+                true
+            } else {
+                false
+            }
+        });
         Dropped::new(positional, keywords.len() < before)
     }
 
