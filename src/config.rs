@@ -14,12 +14,14 @@ use crate::i18n::Lang;
 use crate::registry::{selector_is_valid, selector_matches, specificity};
 use crate::rules::{ALL, RuleMeta};
 
-/// The keys of `[tool.twice]`, exactly as RULES.md lists them.
+/// The keys of `[tool.twice]`: those RULES.md lists, and ruff's `extend-select`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Options {
     /// Rules to enable: codes, prefixes (`TW1`), names, or `ALL`.
     pub select: Option<Vec<String>>,
+    /// Rules to enable on top of `select` (or of the default, every rule), as in ruff.
+    pub extend_select: Option<Vec<String>>,
     /// Rules to disable.
     pub ignore: Option<Vec<String>>,
     /// Globs of files to skip, on top of `.gitignore` and the built-in excludes.
@@ -147,6 +149,13 @@ fn validate(options: &Options) -> Result<(), String> {
         .iter()
         .flatten()
         .map(|s| ("select", s))
+        .chain(
+            options
+                .extend_select
+                .iter()
+                .flatten()
+                .map(|s| ("extend-select", s)),
+        )
         .chain(options.ignore.iter().flatten().map(|s| ("ignore", s)))
         .chain(
             options
@@ -269,7 +278,7 @@ impl Settings {
             },
             Selection {
                 select: options.select.as_deref(),
-                extend_select: &[],
+                extend_select: options.extend_select.as_deref().unwrap_or_default(),
                 ignore: options.ignore.as_deref().unwrap_or_default(),
             },
             Selection {

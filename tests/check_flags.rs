@@ -313,6 +313,48 @@ fn extend_select_adds_to_the_configured_selection() {
 }
 
 #[test]
+fn extend_select_in_the_configuration_adds_to_its_select() {
+    let codes = |config: &str| {
+        let dir = project(&[
+            ("pay.py", UNKEYED),
+            ("mail.py", MAILER),
+            ("twice.toml", config),
+        ]);
+        let out = twice(
+            dir.path(),
+            &["check", "--output-format", "concise", "--quiet"],
+        );
+        let mut codes: Vec<String> = stdout(&out)
+            .lines()
+            .filter_map(|line| line.split_whitespace().nth(1).map(str::to_string))
+            .filter(|code| code.starts_with("TW"))
+            .collect();
+        codes.sort();
+        codes
+    };
+    assert_eq!(
+        codes("select = [\"TW102\"]\nextend-select = [\"TW101\"]\n"),
+        ["TW101", "TW102"]
+    );
+    // The layer's `ignore` still wins over a less specific `extend-select`.
+    assert_eq!(
+        codes("select = [\"TW102\"]\nextend-select = [\"TW1\"]\nignore = [\"TW101\"]\n"),
+        ["TW102"]
+    );
+    let dir = project(&[
+        ("pay.py", UNKEYED),
+        ("twice.toml", "extend-select = [\"TW9\"]\n"),
+    ]);
+    let out = twice(dir.path(), &["check"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("`extend-select`: unknown rule selector `TW9`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn output_file_takes_the_report_and_creates_its_folder() {
     let dir = project(&[("pay.py", UNKEYED)]);
     let out = twice(

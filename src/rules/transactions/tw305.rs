@@ -335,7 +335,10 @@ fn written_rows<'c>(
         .iter()
         .position(|s| orm.managers.iter().any(|m| m == s.name.as_str()))
         .filter(|&at| at > 0)?;
-    if segs[at + 1..].iter().any(|s| s.call == crate::path::Call::No) {
+    if segs[at + 1..]
+        .iter()
+        .any(|s| s.call == crate::path::Call::No)
+    {
         return None;
     }
     let model = crate::path::QPath(segs[..at].to_vec());
