@@ -2909,6 +2909,8 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
                     return present(value);
                 }
             }
+            // `options=None` gives no options at all.
+            None if options.is_none() => {}
             None => return KeyStatus::Unknown,
         }
     }

@@ -2039,8 +2039,17 @@ impl<'e, 'c> Walker<'e, 'c> {
                 self.expr(&if_expr.test, block);
                 let body = self.expr(&if_expr.body, block);
                 let orelse = self.expr(&if_expr.orelse, block);
+                // `{"Accept-Language": locale} if locale else None`: what the dict holds is all
+                // either branch can hold (`None` holds nothing), so its keys are the value's.
+                let lit = match (&body.lit, &orelse.lit) {
+                    (Lit::Dict(_), Lit::None) => body.lit,
+                    (Lit::None, Lit::Dict(_)) => orelse.lit,
+                    (Lit::None, Lit::None) => Lit::None,
+                    _ => Lit::Other,
+                };
                 let mut value = Value {
                     taint: body.taint,
+                    lit,
                     ..Value::default()
                 };
                 merge_taint(&mut value.taint, &orelse.taint);
