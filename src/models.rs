@@ -210,14 +210,7 @@ impl Models {
         let _ = method_at;
         let last = segs.len() - 1;
         let mut target: Option<ManagerTarget> = None;
-        let start = match segs.iter().position(|s| {
-            project
-                .catalog
-                .orm
-                .managers
-                .iter()
-                .any(|m| m == s.name.as_str())
-        }) {
+        let start = match project.catalog.orm.manager_at(path) {
             Some(at) => {
                 let model = project.canonical(&QPath(segs[..at].to_vec())).into_owned();
                 target = Some(ManagerTarget {

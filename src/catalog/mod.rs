@@ -600,6 +600,13 @@ impl Orm {
         self.managers.iter().any(|m| path.contains(m))
     }
 
+    /// The position of the first manager in `path` (`Order.objects.filter(...)`: 1).
+    pub fn manager_at(&self, path: &QPath) -> Option<usize> {
+        path.segs()
+            .iter()
+            .position(|s| self.managers.iter().any(|m| m == s.name.as_str()))
+    }
+
     /// Whether a call of `method` on `path` writes rows: a save, or a write method on a
     /// manager or a queryset.
     pub fn is_write(&self, method: &str, path: &QPath) -> bool {

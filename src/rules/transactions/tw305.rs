@@ -331,10 +331,7 @@ fn written_rows<'c>(
     // A model the project does not define (`Rollup.objects.filter(...).delete()` with `Rollup`
     // imported from a package): its manager's queryset calls only, no relation.
     let segs = path.segs();
-    let at = segs
-        .iter()
-        .position(|s| orm.managers.iter().any(|m| m == s.name.as_str()))
-        .filter(|&at| at > 0)?;
+    let at = orm.manager_at(path).filter(|&at| at > 0)?;
     if segs[at + 1..]
         .iter()
         .any(|s| s.call == crate::path::Call::No)
