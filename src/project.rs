@@ -445,16 +445,51 @@ impl<'a> Project<'a> {
             Some(spec) => spec.keyword.as_deref() == Some(keyword),
             None => self.catalog.heuristics.is_key_keyword(keyword),
         };
-        if let Some((_, value)) = call.keywords().iter().find(|(k, _)| is_key(k)) {
-            return if value.is_none() {
+        let given = |value: &'c Value| {
+            if value.is_none() {
                 SpreadKey::Missing
             } else {
                 SpreadKey::Given(value)
-            };
+            }
+        };
+        if let Some((_, value)) = call.keywords().iter().find(|(k, _)| is_key(k)) {
+            return given(value);
         }
-        let elsewhere = spec.is_some_and(|spec| key_elsewhere(spec, call));
+        // The `headers=` or `options=` the caller gives, which the wrapper spreads into the
+        // sink: the key in them, or nothing known of them.
+        if let Some(spec) = spec {
+            let headers = call
+                .keyword("headers")
+                .filter(|h| !spec.header.is_empty() && !h.is_none());
+            if let Some(headers) = headers {
+                let Some(items) = headers.dict() else {
+                    return SpreadKey::Unknown;
+                };
+                if let Some((_, value)) = items
+                    .iter()
+                    .find(|(name, _)| name.is_some_and(|n| spec.is_key_header(&n)))
+                {
+                    return given(value);
+                }
+                if items.iter().any(|(name, _)| name.is_none()) {
+                    return SpreadKey::Unknown;
+                }
+            }
+            let options = spec
+                .options
+                .as_deref()
+                .and_then(|option| Some((option, call.keyword("options")?)))
+                .filter(|(_, options)| !options.is_none());
+            if let Some((option, options)) = options {
+                if options.dict().is_none() {
+                    return SpreadKey::Unknown;
+                }
+                if let Some(value) = options.dict_get(option) {
+                    return given(value);
+                }
+            }
+        }
         match call.spreads {
-            _ if elsewhere => SpreadKey::Unknown,
             Some(param) if call.star_kwargs => SpreadKey::Spread(param),
             None if call.star_kwargs => SpreadKey::Unknown,
             _ => SpreadKey::Missing,
@@ -2958,10 +2993,11 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
 }
 
 /// The parameter a call spreads (`**kwargs`) when it is all that can carry the sink's key
-/// keyword: no `options=` or `headers=` the call gives, no arguments the filter dropped.
+/// (its keyword, or the `headers=`/`options=` that hold it): no `options=` or `headers=` the
+/// call gives itself, no arguments the filter dropped.
 fn spread_key(spec: &KeySpec, call: &CallSite) -> Option<Sym> {
     let positional = spec.position.is_some() && call.star_args;
-    let ok = spec.keyword.is_some()
+    let ok = (spec.keyword.is_some() || spec.options.is_some() || !spec.header.is_empty())
         && call.star_kwargs
         && !positional
         && !key_elsewhere(spec, call)

@@ -1243,6 +1243,12 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::Starred(starred) => self.bind(&starred.value, value, block),
             // `headers["Idempotency-Key"] = key`: an entry of a dict the function built.
             Expr::Subscript(sub) => {
+                // `kwargs.setdefault("headers", {})["Idempotency-Key"] = key`: the call runs
+                // (and changes `kwargs`) before the entry is set.
+                if let Expr::Call(_) = &*sub.value {
+                    self.expr(&sub.value, block);
+                    return;
+                }
                 let Expr::StringLiteral(key) = &*sub.slice else {
                     // `headers[KEY_HEADER] = key`: an entry under a name not known here.
                     if let Expr::Name(local) = &*sub.value {

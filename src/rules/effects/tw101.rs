@@ -15,7 +15,9 @@ declare_rule! {
     /// by a project helper (`headers=auth_headers(token)`, a dict with no key header). A wrapper
     /// that spreads its `**kwargs` into the call (`def charge(**kwargs): return
     /// stripe.PaymentIntent.create(**kwargs)`) passes on what its caller gives: the key is read
-    /// at the task's call to the wrapper.
+    /// at the task's call to the wrapper, as a keyword or inside the `headers=` or `options=`
+    /// it gives (`partner_post("/vouchers", json=...)` around `requests.post(url, **kwargs)`
+    /// sends no key header).
     ///
     /// ## Why it matters on a second run
     /// The broker delivers at least once: a worker killed before the ack, a visibility timeout,
