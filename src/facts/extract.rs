@@ -687,7 +687,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 let done_test = ret.value.as_deref().is_some_and(|returned| {
                     matches!(
                         self.guard_test(unbool(returned), &value),
-                        Some(GuardTest::DoneCheck | GuardTest::Claim)
+                        Some(GuardTest::DoneCheck { .. } | GuardTest::Claim)
                     )
                 });
                 value.flags = if done_test { Value::DONE_TEST } else { 0 };
@@ -766,7 +766,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                         block,
                         EventKind::Guard(Box::new(Guard {
                             range: stmt_match.range,
-                            test: GuardTest::DoneCheck,
+                            test: GuardTest::DoneCheck { field: None },
                             exit,
                         })),
                     );
@@ -1545,7 +1545,9 @@ impl<'e, 'c> Walker<'e, 'c> {
                     self.guard_test(v, &inner)
                 })
             }
-            Expr::Attribute(_) => Some(GuardTest::DoneCheck),
+            Expr::Attribute(attr) => Some(GuardTest::DoneCheck {
+                field: Some(Sym::new(attr.attr.as_str())),
+            }),
             Expr::Compare(compare) => {
                 let positive = compare.ops.iter().all(|op| {
                     matches!(
@@ -1583,7 +1585,11 @@ impl<'e, 'c> Walker<'e, 'c> {
                     Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)
                 );
                 if positive && !is_none_check && on_attribute {
-                    return Some(GuardTest::DoneCheck);
+                    let field = match left {
+                        Expr::Attribute(attr) => Some(Sym::new(attr.attr.as_str())),
+                        _ => None,
+                    };
+                    return Some(GuardTest::DoneCheck { field });
                 }
                 // `if x.status != "pending": return`: a state machine when the function later
                 // writes `status`, decided in `finish` once the rest of the body is known.
@@ -1606,7 +1612,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     _ => return None,
                 };
                 if self.ex.catalog.is_done_check(method) {
-                    return Some(GuardTest::DoneCheck);
+                    return Some(GuardTest::DoneCheck { field: None });
                 }
                 // A builtin (`isinstance(...)`) is no helper of the project.
                 if let Expr::Name(name) = &*call.func
@@ -1625,7 +1631,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 let path = local.path?;
                 let method = path.last_name()?;
                 if self.ex.catalog.is_done_check(method) {
-                    Some(GuardTest::DoneCheck)
+                    Some(GuardTest::DoneCheck { field: None })
                 } else if path.is_call() {
                     Some(GuardTest::Helper { path })
                 } else {
@@ -1723,7 +1729,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     // dict's to stand for `cache.get` here, and a helper's test is left out.
                     Expr::Call(call) if matches!(&*call.func, Expr::Attribute(a) if a.attr.as_str() != "get") => {
                         self.guard_test(&unary.operand, &inner)
-                            .filter(|test| matches!(test, GuardTest::DoneCheck))
+                            .filter(|test| matches!(test, GuardTest::DoneCheck { .. }))
                     }
                     _ => None,
                 }
@@ -3110,7 +3116,7 @@ fn resolve_state_guards(events: &mut [Event], blocks: &[Block]) {
         });
         if let EventKind::Guard(guard) = &mut events[index].kind {
             guard.test = if written {
-                GuardTest::DoneCheck
+                GuardTest::DoneCheck { field: Some(field) }
             } else {
                 GuardTest::Precondition
             };

@@ -1011,8 +1011,9 @@ pub struct Guard {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum GuardTest {
-    /// `if x.flag:`, `if x.status == "sent":`, `.exists()`, `cache.get(k)`.
-    DoneCheck,
+    /// `if x.flag:`, `if x.status == "sent":`, `.exists()`, `cache.get(k)`; `field` is the
+    /// attribute tested, when the test reads one (`flag`, `status`).
+    DoneCheck { field: Option<Sym> },
     /// `if not created:` after `get_or_create`; `marker` is that call. `compound` when the test
     /// also checks something else (`if not created and obj.status == "sent"`: pending → done).
     NotCreated { marker: TextRange, compound: bool },

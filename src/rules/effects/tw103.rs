@@ -1,7 +1,8 @@
 use ruff_text_size::TextRange;
 
-use crate::facts::{EventKind, GuardTest};
+use crate::facts::{EventKind, GuardTest, Lit};
 use crate::i18n::tr;
+use crate::path::Sym;
 use crate::project::{FuncId, Hop, KeyStatus, Project};
 use crate::rules::{Checker, TaskView, declare_rule, effect_clause};
 
@@ -13,7 +14,10 @@ declare_rule! {
     /// return`, when the task writes `status` later; without that write it is a precondition).
     /// The guard, the effect and the write may each be in the task or in a helper it calls
     /// (`send_receipt(order)` that sends and then sets `receipt_sent`); the report is then at
-    /// the task's call, as for every effect reached through a helper.
+    /// the task's call, as for every effect reached through a helper. A write before the effect
+    /// makes it at most once only when it can be the done state: a write of another field than
+    /// the one the guard tests (an attempts counter, another row's `last_activity_at`) leaves
+    /// the window open.
     ///
     /// ## Why it matters on a second run
     /// A crash between the effect and the write — an OOM kill, a deploy's SIGTERM, a lost
@@ -193,14 +197,53 @@ fn claimed_before(project: &Project, hop: Hop) -> bool {
                 }
                 None => !function.exclusive(block, target),
             };
+            // A write of another field than the one the guard tests (an attempts counter,
+            // `last_activity_at`) claims nothing: the next delivery still passes the guard.
+            let tested = match test.test {
+                GuardTest::DoneCheck { field } => field,
+                _ => None,
+            };
+            let claims = |w: usize| {
+                tested.is_none_or(|field| {
+                    written_fields(project, hop.func, w).is_none_or(|set| set.contains(&field))
+                })
+            };
             // The guard must stand over the effect: `if not x.sms_sent:` guards its own body,
             // not the next step's effect after it.
             crate::project::guard_covers(function, guard.block, target)
                 && (g + 1..effect).any(|w| {
                     let event = &function.events()[w];
-                    in_tx(event.block) && writes_done_state(project, hop.func, w)
+                    in_tx(event.block) && writes_done_state(project, hop.func, w) && claims(w)
                 })
         })
+}
+
+/// The fields the ORM write at `index` of `func` sets, when the call names them all
+/// (`save(update_fields=["attempts"])`, `update(last_activity_at=now)`); `None` when it may
+/// set any (a plain `save()`, a helper, a cache write).
+fn written_fields(project: &Project, func: FuncId, index: usize) -> Option<Vec<Sym>> {
+    let function = project.function(func)?;
+    let EventKind::Call(call) = &function.events().get(index)?.kind else {
+        return None;
+    };
+    if call.star_kwargs || call.dropped.any() {
+        return None;
+    }
+    let orm = &project.catalog.orm;
+    let method = call.method.as_str();
+    if orm.save_methods.has(method) {
+        let Lit::Seq(items) = &call.keyword("update_fields")?.lit else {
+            return None;
+        };
+        items
+            .iter()
+            .map(|item| item.as_str().map(Sym::new))
+            .collect()
+    } else if orm.update_methods.has(method) {
+        Some(call.keywords().iter().map(|(name, _)| *name).collect())
+    } else {
+        None
+    }
 }
 
 /// Whether the event at `index` of `func` writes state and is no effect itself: a done state.
