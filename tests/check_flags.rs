@@ -272,6 +272,17 @@ fn standard_input_cannot_be_fixed_or_misnamed() {
     assert!(stderr(&out).contains("UTF-8"), "{}", stderr(&out));
 }
 
+/// The codes a concise report lists, sorted.
+fn reported_codes(out: &std::process::Output) -> Vec<String> {
+    let mut codes: Vec<String> = stdout(out)
+        .lines()
+        .filter_map(|line| line.split_whitespace().nth(1).map(str::to_string))
+        .filter(|code| code.starts_with("TW"))
+        .collect();
+    codes.sort();
+    codes
+}
+
 #[test]
 fn extend_select_adds_to_the_configured_selection() {
     let dir = project(&[
@@ -279,16 +290,7 @@ fn extend_select_adds_to_the_configured_selection() {
         ("mail.py", MAILER),
         ("twice.toml", "select = [\"TW102\"]\n"),
     ]);
-    let codes = |args: &[&str]| {
-        let out = twice(dir.path(), args);
-        let mut codes: Vec<String> = stdout(&out)
-            .lines()
-            .filter_map(|line| line.split_whitespace().nth(1).map(str::to_string))
-            .filter(|code| code.starts_with("TW"))
-            .collect();
-        codes.sort();
-        codes
-    };
+    let codes = |args: &[&str]| reported_codes(&twice(dir.path(), args));
     let concise = ["check", "--output-format", "concise", "--quiet"];
     assert_eq!(codes(&concise), ["TW102"]);
     let extended = [&concise[..], &["--extend-select", "TW101"]].concat();
@@ -320,17 +322,10 @@ fn extend_select_in_the_configuration_adds_to_its_select() {
             ("mail.py", MAILER),
             ("twice.toml", config),
         ]);
-        let out = twice(
+        reported_codes(&twice(
             dir.path(),
             &["check", "--output-format", "concise", "--quiet"],
-        );
-        let mut codes: Vec<String> = stdout(&out)
-            .lines()
-            .filter_map(|line| line.split_whitespace().nth(1).map(str::to_string))
-            .filter(|code| code.starts_with("TW"))
-            .collect();
-        codes.sort();
-        codes
+        ))
     };
     assert_eq!(
         codes("select = [\"TW102\"]\nextend-select = [\"TW101\"]\n"),
