@@ -461,31 +461,16 @@ impl<'a> Project<'a> {
             let headers = call
                 .keyword("headers")
                 .filter(|h| !spec.header.is_empty() && !h.is_none());
-            if let Some(headers) = headers {
-                let Some(items) = headers.dict() else {
-                    return SpreadKey::Unknown;
-                };
-                if let Some((_, value)) = items
-                    .iter()
-                    .find(|(name, _)| name.is_some_and(|n| spec.is_key_header(&n)))
-                {
-                    return given(value);
-                }
-                if items.iter().any(|(name, _)| name.is_none()) {
-                    return SpreadKey::Unknown;
-                }
-            }
-            let options = spec
-                .options
-                .as_deref()
-                .and_then(|option| Some((option, call.keyword("options")?)))
-                .filter(|(_, options)| !options.is_none());
-            if let Some((option, options)) = options {
-                if options.dict().is_none() {
-                    return SpreadKey::Unknown;
-                }
-                if let Some(value) = options.dict_get(option) {
-                    return given(value);
+            let entries = [
+                headers.map(|headers| header_entry(spec, headers)),
+                // By keyword only: the caller's positional arguments are the wrapper's.
+                options_entry(spec, call, false),
+            ];
+            for entry in entries.into_iter().flatten() {
+                match entry {
+                    Entry::Given(value) => return given(value),
+                    Entry::Unknown => return SpreadKey::Unknown,
+                    Entry::Absent => {}
                 }
             }
         }
@@ -2935,19 +2920,10 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
         return KeyStatus::Unknown;
     }
     // `options=` as a keyword, or positionally after the params (`send(params, options)`).
-    if let Some(option) = &spec.options
-        && let Some(options) = call.keyword("options").or_else(|| call.args().get(1))
-    {
-        match options.dict() {
-            Some(_) => {
-                if let Some(value) = options.dict_get(option) {
-                    return present(value);
-                }
-            }
-            // `options=None` gives no options at all.
-            None if options.is_none() => {}
-            None => return KeyStatus::Unknown,
-        }
+    match options_entry(spec, call, true) {
+        Some(Entry::Given(value)) => return present(value),
+        Some(Entry::Unknown) => return KeyStatus::Unknown,
+        Some(Entry::Absent) | None => {}
     }
     // Headers passed to the call, or carried by a request object passed to it.
     let headers = call.keyword("headers").or_else(|| {
@@ -3023,19 +2999,53 @@ fn present(value: &Value) -> KeyStatus {
 /// The key in a headers dict, if it holds one; `Unknown` when it may hold one the facts do
 /// not show (not a display, an entry under a computed name, `**other`).
 fn header_key(spec: &KeySpec, headers: &Value) -> Option<KeyStatus> {
+    match header_entry(spec, headers) {
+        Entry::Given(value) => Some(present(value)),
+        Entry::Unknown => Some(KeyStatus::Unknown),
+        Entry::Absent => None,
+    }
+}
+
+/// What a dict that may carry the key holds of it.
+enum Entry<'v> {
+    Given(&'v Value),
+    /// Not a dict display, or an entry under a name the facts do not show (`**other`).
+    Unknown,
+    Absent,
+}
+
+/// The key header in a headers dict.
+fn header_entry<'v>(spec: &KeySpec, headers: &'v Value) -> Entry<'v> {
     let Some(items) = headers.dict() else {
-        return Some(KeyStatus::Unknown);
+        return Entry::Unknown;
     };
     if let Some((_, value)) = items
         .iter()
         .find(|(name, _)| name.is_some_and(|n| spec.is_key_header(&n)))
     {
-        return Some(present(value));
+        return Entry::Given(value);
     }
-    items
-        .iter()
-        .any(|(name, _)| name.is_none())
-        .then_some(KeyStatus::Unknown)
+    if items.iter().any(|(name, _)| name.is_none()) {
+        Entry::Unknown
+    } else {
+        Entry::Absent
+    }
+}
+
+/// The key in the `options=` a call gives (as a keyword, or with `positional` also after the
+/// params: `send(params, options)`), when the sink takes it there; `None` when it gives none,
+/// or `options=None`, which gives no options at all.
+fn options_entry<'c>(spec: &KeySpec, call: &'c CallSite, positional: bool) -> Option<Entry<'c>> {
+    let option = spec.options.as_deref()?;
+    let options = call
+        .keyword("options")
+        .or_else(|| call.args().get(1).filter(|_| positional))
+        .filter(|options| !options.is_none())?;
+    Some(match (options.dict(), options.dict_get(option)) {
+        (None, _) => Entry::Unknown,
+        (Some(_), Some(value)) => Entry::Given(value),
+        (Some(_), None) => Entry::Absent,
+    })
 }
 
 /// The field in a dict, or in the dicts it holds, or in every item of a sequence of them
