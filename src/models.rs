@@ -384,7 +384,7 @@ fn build_model(project: &Project, file: u32, module: &str, class: &Class, orm: O
         targets: Vec::new(),
         managers: Vec::new(),
     };
-    collect(project, class, &mut model, 0, true);
+    collect(project, class, &mut model, 0, true, Shadowed::default());
     if model.table.is_empty() {
         model.table = default_table(module, &class.name, class, project);
     }
@@ -395,7 +395,14 @@ fn build_model(project: &Project, file: u32, module: &str, class: &Class, orm: O
 /// whether the model inherits this class's `Meta` options, which Django gives a child of an
 /// abstract base unless a class between them declares a `Meta` of its own that does not
 /// extend the base's (`class Meta:` rather than `class Meta(Base.Meta):`).
-fn collect(project: &Project, class: &Class, model: &mut Model, depth: u32, inherits_meta: bool) {
+fn collect(
+    project: &Project,
+    class: &Class,
+    model: &mut Model,
+    depth: u32,
+    inherits_meta: bool,
+    shadowed: Shadowed,
+) {
     if depth > 12 {
         return;
     }
@@ -489,10 +496,17 @@ fn collect(project: &Project, class: &Class, model: &mut Model, depth: u32, inhe
             }
         }
     }
+    // A concrete class's options hold on its own table: what the model's `Meta` overrides
+    // hides only the abstract bases' options that it inherits.
+    let is_abstract =
+        model.orm == Orm::Django && meta_of(project, class).is_some_and(|meta| abstract_meta(meta));
+    let mut shadowed = if is_root || is_abstract {
+        shadowed
+    } else {
+        Shadowed::default()
+    };
     match model.orm {
         Orm::Django => {
-            let abstract_meta =
-                |meta: &Class| meta.attrs.get("abstract").and_then(Value::as_bool) == Some(true);
             if let Some(meta) = meta_of(project, class)
                 // An abstract base's options reach the model only through `Meta` inheritance;
                 // a concrete parent's constraints hold on its own table whatever the child says.
@@ -504,13 +518,18 @@ fn collect(project: &Project, class: &Class, model: &mut Model, depth: u32, inhe
                         model.table = table.to_ascii_lowercase();
                     }
                 }
-                if let Some(together) = meta.attrs.get("unique_together") {
+                let hidden = shadowed;
+                let together = meta.attrs.get("unique_together");
+                let constraints = meta.attrs.get("constraints");
+                shadowed.unique_together |= together.is_some_and(lists_only_fields);
+                shadowed.constraints |= constraints.is_some_and(lists_only_calls);
+                if let Some(together) = together.filter(|_| !hidden.unique_together) {
                     model.unique_sets.extend(field_sets(together));
                 }
                 if let Some(Value {
                     lit: Lit::Seq(constraints),
                     ..
-                }) = meta.attrs.get("constraints")
+                }) = constraints.filter(|_| !hidden.constraints)
                 {
                     for constraint in constraints {
                         let (Some(path), Some(call)) = (&constraint.path, &constraint.call) else {
@@ -578,9 +597,42 @@ fn collect(project: &Project, class: &Class, model: &mut Model, depth: u32, inhe
                 model,
                 depth + 1,
                 inherits_meta && !own_plain_meta,
+                shadowed,
             );
         }
     }
+}
+
+/// `Meta` options set by a class nearer the model, which hide the same options of the abstract
+/// bases whose `Meta` it extends: `class Meta(Base.Meta): constraints = [...]` replaces the
+/// base's list, as any class attribute does.
+#[derive(Clone, Copy, Default)]
+struct Shadowed {
+    unique_together: bool,
+    constraints: bool,
+}
+
+fn abstract_meta(meta: &Class) -> bool {
+    meta.attrs.get("abstract").and_then(Value::as_bool) == Some(true)
+}
+
+/// Whether `unique_together` is written out in full (field names only), so that it cannot
+/// include the base's (`Base.Meta.unique_together + (...)` can).
+fn lists_only_fields(value: &Value) -> bool {
+    let Lit::Seq(items) = &value.lit else {
+        return false;
+    };
+    items.iter().all(|item| match &item.lit {
+        Lit::Str(_) => true,
+        Lit::Seq(fields) => fields.iter().all(|f| f.as_str().is_some()),
+        _ => false,
+    })
+}
+
+/// Whether `constraints` is a list of constraint calls only, so that it cannot include the
+/// base's (`[*Base.Meta.constraints, ...]` can).
+fn lists_only_calls(value: &Value) -> bool {
+    matches!(&value.lit, Lit::Seq(items) if items.iter().all(|item| item.call.is_some()))
 }
 
 /// A Django model class's own `class Meta`.
