@@ -202,31 +202,48 @@ fn is_nested_in(facts: &crate::facts::ModuleFacts, function: &Function, outer: &
     false
 }
 
-/// Whether the task extends its locks while it works (`lock.extend()`, `auto_renewal=True`).
+/// Whether the task extends this lock while it works (`lock.extend()`, `auto_renewal=True`).
 /// An extension is called on a lock: a lock API's result, or a receiver named as one
-/// (`self.lock.extend(...)`); `rows.extend(...)` extends a list.
-pub fn extends_locks(project: &Project, task: &TaskView) -> bool {
+/// (`self.lock.extend(...)`); `rows.extend(...)` extends a list. An extension called on the
+/// result of another lock call (`outer.extend()` after `with r.lock("a") as outer:`, when this
+/// lock is `r.lock("b")`) keeps that other lock alive, not this one; one whose lock the facts
+/// cannot tell apart (a receiver named `lock`, a lock a helper hands out) counts for all.
+pub fn extends_lock(project: &Project, task: &TaskView, lock: &LockUse) -> bool {
     let spec = &project.catalog.lock_extension;
-    task.function.events().iter().any(|event| {
-        let EventKind::Call(call) = &event.kind else {
-            return false;
-        };
-        let on_lock = || {
-            let receiver = call.receiver_lowercase();
-            spec.receiver_words
-                .iter()
-                .any(|w| receiver.contains(w.as_str()))
-                || call.path.as_ref().is_some_and(|path| {
-                    let segs = path.segs();
-                    segs.len() > 1 && {
-                        let prefix = crate::path::QPath(segs[..segs.len() - 1].to_vec());
-                        project.catalog.is_lock_path(&project.canonical(&prefix))
-                    }
-                })
-        };
-        (spec.methods.iter().any(|m| **m == *call.method.as_str()) && on_lock())
-            || renews_itself(project, call)
-    })
+    let renewed_here = |call: &CallSite| call.range == lock.at && renews_itself(project, call);
+    renews_itself(project, lock.call)
+        || task.function.events().iter().any(|event| {
+            let EventKind::Call(call) = &event.kind else {
+                return false;
+            };
+            if renewed_here(call) {
+                return true;
+            }
+            if !spec.methods.iter().any(|m| **m == *call.method.as_str()) {
+                return false;
+            }
+            // The lock call the extension is made on, when its path shows one.
+            let on_call = call.path.as_ref().and_then(|path| {
+                let segs = path.segs();
+                let prefix = crate::path::QPath(segs.get(..segs.len().checked_sub(1)?)?.to_vec());
+                project
+                    .catalog
+                    .is_lock_path(&project.canonical(&prefix))
+                    .then_some(prefix)
+            });
+            match on_call {
+                Some(prefix) => {
+                    !matches!(lock.via, Via::Task)
+                        || lock.call.path.as_ref().is_none_or(|path| *path == prefix)
+                }
+                None => {
+                    let receiver = call.receiver_lowercase();
+                    spec.receiver_words
+                        .iter()
+                        .any(|w| receiver.contains(w.as_str()))
+                }
+            }
+        })
 }
 
 /// Whether a lock call renews the lock itself (`auto_renewal=True`): a helper's lock may, where

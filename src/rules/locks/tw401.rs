@@ -1,8 +1,6 @@
 use crate::diagnostic::Severity;
 use crate::i18n::tr;
-use crate::rules::locks::{
-    TimeLimit, extends_locks, locks, renews_itself, time_limit, ttl_seconds,
-};
+use crate::rules::locks::{TimeLimit, extends_lock, locks, time_limit, ttl_seconds};
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
@@ -55,14 +53,11 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         return;
     }
     let project = checker.project;
-    if extends_locks(project, task) {
-        return;
-    }
     let lang = checker.lang;
     let limit = time_limit(project, task, lang);
     let mut found = Vec::new();
     for lock in locks(project, task) {
-        if renews_itself(project, lock.call) {
+        if extends_lock(project, task, &lock) {
             continue;
         }
         let Ok(Some((ttl, _))) = ttl_seconds(project, &lock) else {
