@@ -759,7 +759,7 @@ def f(order, key):
         let catalog = Catalog::new(&[], &[]);
         let file = parse_module("tasks", code, &catalog);
         let facts = file.facts.as_ref().expect("facts");
-        let function = facts.functions.iter().find(|f| f.name == "f").expect("f");
+        let function = facts.functions.iter().find(|f| f.name() == "f").expect("f");
         let calls: Vec<&crate::facts::CallSite> = function
             .events()
             .iter()

@@ -405,7 +405,7 @@ impl<'a> Project<'a> {
     /// The class a function is a method of.
     pub fn class_of(&self, id: FuncId) -> Option<&'a Class> {
         let function = self.function(id)?;
-        self.facts(id.file)?.classes.get(function.class?)
+        self.facts(id.file)?.classes.get(function.class()?)
     }
 
     pub fn module_of(&self, name: &str) -> Option<u32> {
@@ -740,7 +740,7 @@ impl<'a> Project<'a> {
             return path.clone();
         };
         let Some(class) = outermost(facts, function)
-            .class
+            .class()
             .and_then(|c| facts.classes.get(c))
         else {
             // `@shared_task(bind=True, base=AlertingTask)`: `self` is the task, an instance of
@@ -1265,7 +1265,7 @@ impl<'a> Project<'a> {
                         let outer = outermost(facts, function);
                         let path = match (
                             path.0.first(),
-                            outer.class.and_then(|c| facts.classes.get(c)),
+                            outer.class().and_then(|c| facts.classes.get(c)),
                         ) {
                             (Some(head), Some(class)) if head.name == "self" => {
                                 QPath::from_dotted(&class.qualname)
@@ -2660,7 +2660,7 @@ fn defined_heads(files: &[SourceFile]) -> HashSet<Sym> {
             .functions
             .iter()
             .skip(1)
-            .filter(|function| function.parent.is_none())
+            .filter(|function| function.parent().is_none())
             .map(|function| function.qualname.as_str());
         let mut names = top_level.chain(facts.classes.iter().map(|class| class.qualname.as_str()));
         if facts.module.is_empty() {
@@ -2681,7 +2681,7 @@ fn is_dynamic_call(call: &CallSite) -> bool {
 }
 
 fn outermost<'f>(facts: &'f ModuleFacts, mut function: &'f Function) -> &'f Function {
-    while let Some(parent) = function.parent.and_then(|p| facts.functions.get(p)) {
+    while let Some(parent) = function.parent().and_then(|p| facts.functions.get(p)) {
         function = parent;
     }
     function

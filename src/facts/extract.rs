@@ -73,7 +73,7 @@ pub fn extract(
     }
     // Function bodies are walked once every module-level binding is known.
     while let Some((index, source)) = pending.pop() {
-        let class = ex.functions[index].class;
+        let class = ex.functions[index].class();
         let mut walker = Walker::new(&mut ex, index, class, false);
         match source {
             FunctionSource::Def(def) => {
@@ -112,11 +112,12 @@ fn new_function(
     parent: Option<usize>,
     range: TextRange,
 ) -> Function {
+    debug_assert!(qualname.ends_with(name));
     Function {
-        name: name.to_string(),
+        name_start: u32::try_from(qualname.len() - name.len()).unwrap_or(0),
         qualname,
-        class,
-        parent,
+        class: class.and_then(|c| u32::try_from(c).ok()),
+        parent: parent.and_then(|p| u32::try_from(p).ok()),
         range,
         name_range: range,
         is_async: false,
@@ -383,7 +384,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         let catalog = self.ex.catalog;
         // A function calling itself by name keeps the arguments: calling a Huey task enqueues
         // it, and a retry that changes them is TW501's (`render(tile_id, attempt + 1)`).
-        let own = (!self.is_module).then(|| self.ex.functions[self.func].name.as_str());
+        let own = (!self.is_module).then(|| self.ex.functions[self.func].name());
         for event in &mut self.events {
             if let EventKind::Call(call) = &mut event.kind {
                 if own.is_some_and(|own| call.method.as_str() == own) {

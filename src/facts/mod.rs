@@ -507,11 +507,12 @@ impl Decorator {
 
 #[derive(Clone, Debug)]
 pub struct Function {
-    pub name: String,
+    /// Where the name starts in `qualname`, which ends with it: one string for both.
+    name_start: u32,
     pub qualname: String,
-    pub class: Option<usize>,
+    class: Option<u32>,
     /// The function this one is nested in.
-    pub parent: Option<usize>,
+    parent: Option<u32>,
     pub range: TextRange,
     pub name_range: TextRange,
     pub is_async: bool,
@@ -731,6 +732,23 @@ impl postcard::ser_flavors::Flavor for Encoder<'_> {
 }
 
 impl Function {
+    /// The name as defined (`charge` for `billing.tasks.charge`).
+    pub fn name(&self) -> &str {
+        self.qualname
+            .get(self.name_start as usize..)
+            .unwrap_or_default()
+    }
+
+    /// The index of the class this method is defined in, in its module's classes.
+    pub fn class(&self) -> Option<usize> {
+        self.class.map(|c| c as usize)
+    }
+
+    /// The index of the function this one is nested in, in its module's functions.
+    pub fn parent(&self) -> Option<usize> {
+        self.parent.map(|p| p as usize)
+    }
+
     /// The body, decoded on first use and kept: for what rules and summaries read again.
     pub fn body(&self) -> &FunctionBody {
         self.body
@@ -1115,12 +1133,12 @@ def configure_imported():
         let catalog = Catalog::new(&[], &[]);
         let file = parse_module("tasks", code, &catalog);
         let facts = file.facts.as_ref().expect("facts");
-        let f = facts.functions.iter().find(|f| f.name == "f").expect("f");
-        let g = facts.functions.iter().find(|f| f.name == "g").expect("g");
+        let f = facts.functions.iter().find(|f| f.name() == "f").expect("f");
+        let g = facts.functions.iter().find(|f| f.name() == "g").expect("g");
         let init = facts
             .functions
             .iter()
-            .find(|f| f.name == "__init__")
+            .find(|f| f.name() == "__init__")
             .expect("__init__");
 
         // Scans read a body without keeping it decoded.
@@ -1139,7 +1157,11 @@ def configure_imported():
         assert!(!f.may_assign_app_conf());
         assert!(init.has_attr_assign() && !init.may_assign_app_conf());
         for name in ["configure", "configure_imported"] {
-            let function = facts.functions.iter().find(|f| f.name == name).expect(name);
+            let function = facts
+                .functions
+                .iter()
+                .find(|f| f.name() == name)
+                .expect(name);
             assert!(function.may_assign_app_conf(), "{name}");
         }
 
@@ -1195,7 +1217,7 @@ def configure_imported():
         let big = facts
             .functions
             .iter()
-            .find(|f| f.name == "big")
+            .find(|f| f.name() == "big")
             .expect("big");
         assert!(big.body.encoded.len() > super::ENCODE_BUFFER_SIZE);
         let events = big.events();
@@ -1206,7 +1228,11 @@ def configure_imported():
         assert!(big.calls_named(|name| name == "send_0"));
         // The vectors the big body grew are reused emptied: nothing of it leaks into the next.
         for name in ["first", "last"] {
-            let small = facts.functions.iter().find(|f| f.name == name).expect(name);
+            let small = facts
+                .functions
+                .iter()
+                .find(|f| f.name() == name)
+                .expect(name);
             assert_eq!(small.blocks().len(), 1);
             assert_eq!(small.events().len(), 1);
             assert!(!small.calls_named(|name| name == "send_0"));

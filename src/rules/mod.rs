@@ -179,13 +179,13 @@ impl<'a> TaskView<'a> {
     /// The task's name as messages show it: the function's, or for a class-based task (its
     /// `run` method) the class's.
     pub fn name(&self) -> &str {
-        if self.function.class.is_some() && self.function.name == CLASS_TASK_METHOD {
+        if self.function.class().is_some() && self.function.name() == CLASS_TASK_METHOD {
             let mut parts = self.function.qualname.rsplit('.');
             if let (Some(_), Some(class)) = (parts.next(), parts.next()) {
                 return class;
             }
         }
-        &self.function.name
+        self.function.name()
     }
 }
 
@@ -289,7 +289,7 @@ pub(crate) fn argument_for<'p>(
     if param.kind == ParamKind::Positional {
         // A method's first parameter is its instance, not an argument.
         let skip = usize::from(
-            function.class.is_some()
+            function.class().is_some()
                 && function
                     .params
                     .first()

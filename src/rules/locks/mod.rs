@@ -48,7 +48,7 @@ impl LockUse<'_> {
                 lang,
                 "lock.helper",
                 api = self.api.api,
-                helper = project.function(helper).map_or("", |f| f.name.as_str())
+                helper = project.function(helper).map_or("", |f| f.name())
             ),
             Via::Task | Via::Decorator(..) => self.api.api.clone(),
         }
@@ -192,12 +192,12 @@ fn lock_calls<'a>(
 }
 
 fn is_nested_in(facts: &crate::facts::ModuleFacts, function: &Function, outer: &Function) -> bool {
-    let mut current = function.parent.and_then(|p| facts.functions.get(p));
+    let mut current = function.parent().and_then(|p| facts.functions.get(p));
     while let Some(parent) = current {
         if std::ptr::eq(parent, outer) {
             return true;
         }
-        current = parent.parent.and_then(|p| facts.functions.get(p));
+        current = parent.parent().and_then(|p| facts.functions.get(p));
     }
     false
 }

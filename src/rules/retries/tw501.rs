@@ -59,7 +59,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let Some(spec) = project.catalog.framework(task.task.framework) else {
         return;
     };
-    let skip_first = task.task.options.bind || function.class.is_some();
+    let skip_first = task.task.options.bind || function.class().is_some();
     // arq's `ctx` is not an argument of the enqueue either.
     let skip = usize::from(skip_first || spec.context_first);
     let params: Vec<&str> = function.params.iter().skip(skip).map(|p| p.name).collect();
@@ -251,7 +251,7 @@ fn report(checker: &mut Checker, task: &TaskView, call: &CallSite, method: &str,
 fn is_named(task: &TaskView, name: &str) -> bool {
     match task.task.options.get("name") {
         Some(given) => given.as_str() == Some(name),
-        None => name == task.function.name || name == task.function.qualname,
+        None => name == task.function.name() || name == task.function.qualname,
     }
 }
 
