@@ -965,7 +965,7 @@ impl<'a> Project<'a> {
         let facts = self.facts(file)?;
         class.methods.iter().find_map(|(_, &index)| {
             let function = facts.functions.get(index)?;
-            let this = function.params.first()?.name;
+            let this = function.params.first()?.name();
             function
                 .events()
                 .iter()

@@ -474,7 +474,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             let sym = Sym::new(name);
             self.params.insert(sym, value);
             params.push(Param {
-                name: sym.as_str(),
+                sym,
                 annotation,
                 kind: if i < positional {
                     ParamKind::Positional
@@ -505,7 +505,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 },
             );
             params.push(Param {
-                name: sym.as_str(),
+                sym,
                 annotation: None,
                 kind: ParamKind::Variadic,
                 default: ParamDefault::Other,

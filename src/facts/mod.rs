@@ -457,10 +457,17 @@ pub struct Class {
 
 #[derive(Clone, Debug)]
 pub struct Param {
-    pub name: &'static str,
+    /// The name, interned: 4 bytes in each of the project's parameters.
+    pub(crate) sym: crate::intern::Sym,
     pub annotation: Option<QPath>,
     pub kind: ParamKind,
     pub default: ParamDefault,
+}
+
+impl Param {
+    pub fn name(&self) -> &'static str {
+        self.sym.as_str()
+    }
 }
 
 /// How a parameter can be given.

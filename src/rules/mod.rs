@@ -220,7 +220,7 @@ fn passed_in(project: &Project, hops: &[Hop], effect: &Effect) -> Option<(KeySta
                     function
                         .params
                         .iter()
-                        .any(|p| p.name == param.as_str() && p.kind == ParamKind::Variadic)
+                        .any(|p| p.name() == param.as_str() && p.kind == ParamKind::Variadic)
                 });
                 let Some(call) = project
                     .call_at(caller.func, caller.event)
@@ -276,7 +276,7 @@ pub(crate) fn argument_for<'p>(
     let Some(function) = project.function(callee) else {
         return Argument::Unknown;
     };
-    let Some(index) = function.params.iter().position(|p| p.name == &*name) else {
+    let Some(index) = function.params.iter().position(|p| p.name() == &*name) else {
         return Argument::NotAParameter;
     };
     let param = &function.params[index];
@@ -293,7 +293,7 @@ pub(crate) fn argument_for<'p>(
                 && function
                     .params
                     .first()
-                    .is_some_and(|p| matches!(p.name, "self" | "cls")),
+                    .is_some_and(|p| matches!(p.name(), "self" | "cls")),
         );
         let Some(position) = index.checked_sub(skip) else {
             return Argument::Unknown;

@@ -170,7 +170,7 @@ pub(crate) fn first_param(task: &TaskView) -> String {
     task.function
         .params
         .iter()
-        .map(|p| p.name)
+        .map(|p| p.name())
         .find(|name| !matches!(*name, "self" | "cls" | "ctx" | "context" | "task"))
         .unwrap_or("object_id")
         .to_string()

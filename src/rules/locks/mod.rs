@@ -362,7 +362,7 @@ pub fn ttl_seconds<'c>(
                 {
                     params
                         .iter()
-                        .position(|p| p.name == name)
+                        .position(|p| p.name() == name)
                         .and_then(|i| decorator.keyword(name).or_else(|| decorator.args.get(i)))
                         .unwrap_or(value)
                 }

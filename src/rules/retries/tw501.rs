@@ -62,7 +62,12 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let skip_first = task.task.options.bind || function.class().is_some();
     // arq's `ctx` is not an argument of the enqueue either.
     let skip = usize::from(skip_first || spec.context_first);
-    let params: Vec<&str> = function.params.iter().skip(skip).map(|p| p.name).collect();
+    let params: Vec<&str> = function
+        .params
+        .iter()
+        .skip(skip)
+        .map(|p| p.name())
+        .collect();
     for (index, event) in function.events().iter().enumerate() {
         let EventKind::Call(call) = &event.kind else {
             continue;
@@ -179,7 +184,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             && function
                 .params
                 .first()
-                .is_some_and(|p| *p.name == *receiver.0[0].name);
+                .is_some_and(|p| *p.name() == *receiver.0[0].name);
         if !(on_self || is_own_task(&receiver)) {
             continue;
         }

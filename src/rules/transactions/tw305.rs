@@ -134,7 +134,7 @@ fn writes_in(
                     .object
                     .as_ref()
                     .is_some_and(|p| orm.through_manager(p) || p.contains("get_object_or_404"))
-                    || (!in_task && function.params.iter().any(|p| p.name == &*assign.var));
+                    || (!in_task && function.params.iter().any(|p| p.name() == &*assign.var));
                 // Text appended (`invoice.notes += "\n" + line`) is not a count.
                 let increment = (assign.augmented && assign.value.str_start().is_none())
                     || assign.value.flags & Value::ACCUMULATES != 0;
