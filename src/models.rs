@@ -499,7 +499,7 @@ fn collect(
     // A concrete class's options hold on its own table: what the model's `Meta` overrides
     // hides only the abstract bases' options that it inherits.
     let is_abstract =
-        model.orm == Orm::Django && meta_of(project, class).is_some_and(|meta| abstract_meta(meta));
+        model.orm == Orm::Django && meta_of(project, class).is_some_and(abstract_meta);
     let mut shadowed = if is_root || is_abstract {
         shadowed
     } else {
