@@ -59,7 +59,7 @@ pub fn extract(
     };
     ex.prescan(suite);
     ex.functions.push(new_function(
-        "<module>",
+        Function::MODULE_BODY_NAME,
         module.to_string(),
         None,
         None,
@@ -112,9 +112,13 @@ fn new_function(
     parent: Option<usize>,
     range: TextRange,
 ) -> Function {
-    debug_assert!(qualname.ends_with(name));
+    // The module body's qualname is the module's: its name is not part of it.
+    let name_start = qualname
+        .strip_suffix(name)
+        .and_then(|head| u32::try_from(head.len()).ok())
+        .unwrap_or(Function::MODULE_BODY);
     Function {
-        name_start: u32::try_from(qualname.len() - name.len()).unwrap_or(0),
+        name_start,
         qualname,
         class: class.and_then(|c| u32::try_from(c).ok()),
         parent: parent.and_then(|p| u32::try_from(p).ok()),

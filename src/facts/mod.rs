@@ -514,7 +514,8 @@ impl Decorator {
 
 #[derive(Clone, Debug)]
 pub struct Function {
-    /// Where the name starts in `qualname`, which ends with it: one string for both.
+    /// Where the name starts in `qualname`, which ends with it: one string for both
+    /// ([`Function::MODULE_BODY`] for the module body, whose qualname is the module's).
     name_start: u32,
     pub qualname: String,
     class: Option<u32>,
@@ -739,8 +740,16 @@ impl postcard::ser_flavors::Flavor for Encoder<'_> {
 }
 
 impl Function {
+    /// `name_start` of the module body.
+    pub(crate) const MODULE_BODY: u32 = u32::MAX;
+    /// The name of the module body, function 0 of every module.
+    pub const MODULE_BODY_NAME: &str = "<module>";
+
     /// The name as defined (`charge` for `billing.tasks.charge`).
     pub fn name(&self) -> &str {
+        if self.name_start == Self::MODULE_BODY {
+            return Self::MODULE_BODY_NAME;
+        }
         self.qualname
             .get(self.name_start as usize..)
             .unwrap_or_default()
@@ -1095,6 +1104,29 @@ mod tests {
     use super::{Dropped, EventKind, SmallMap};
     use crate::catalog::Catalog;
     use crate::parse::parse_module;
+
+    #[test]
+    fn names_are_read_from_the_qualname_and_the_module_body_has_its_own() {
+        let code = "class Order:\n    def save(self):\n        def inner():\n            pass\n";
+        let catalog = Catalog::new(&[], &[]);
+        let file = parse_module("shop.models", code, &catalog);
+        let facts = file.facts.as_ref().expect("facts");
+        let names: Vec<(&str, &str)> = facts
+            .functions
+            .iter()
+            .map(|f| (f.name(), f.qualname.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("<module>", "shop.models"),
+                ("save", "shop.models.Order.save"),
+                ("inner", "shop.models.Order.save.inner"),
+            ]
+        );
+        assert_eq!(facts.functions[1].class(), Some(0));
+        assert_eq!(facts.functions[2].parent(), Some(1));
+    }
 
     #[test]
     fn dropped_arguments_keep_their_count_and_whether_a_keyword_went() {
