@@ -498,8 +498,10 @@ fn collect(
     }
     // A concrete class's options hold on its own table: what the model's `Meta` overrides
     // hides only the abstract bases' options that it inherits.
-    let is_abstract =
-        model.orm == Orm::Django && meta_of(project, class).is_some_and(abstract_meta);
+    let own_meta = (model.orm == Orm::Django)
+        .then(|| meta_of(project, class))
+        .flatten();
+    let is_abstract = own_meta.is_some_and(abstract_meta);
     let mut shadowed = if is_root || is_abstract {
         shadowed
     } else {
@@ -507,7 +509,7 @@ fn collect(
     };
     match model.orm {
         Orm::Django => {
-            if let Some(meta) = meta_of(project, class)
+            if let Some(meta) = own_meta
                 // An abstract base's options reach the model only through `Meta` inheritance;
                 // a concrete parent's constraints hold on its own table whatever the child says.
                 .filter(|meta| is_root || inherits_meta || !abstract_meta(meta))
@@ -586,8 +588,7 @@ fn collect(
             }
         }
     }
-    let own_plain_meta = model.orm == Orm::Django
-        && meta_of(project, class).is_some_and(|meta| meta.bases.is_empty());
+    let own_plain_meta = own_meta.is_some_and(|meta| meta.bases.is_empty());
     for base in &class.bases {
         let canonical = project.canonical(base).dotted();
         if let Some((_, parent)) = project.class(&canonical) {

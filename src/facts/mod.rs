@@ -458,7 +458,7 @@ pub struct Class {
 #[derive(Clone, Debug)]
 pub struct Param {
     /// The name, interned: 4 bytes in each of the project's parameters.
-    pub(crate) sym: crate::intern::Sym,
+    sym: crate::intern::Sym,
     pub annotation: Option<QPath>,
     pub kind: ParamKind,
     pub default: ParamDefault,
