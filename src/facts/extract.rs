@@ -1865,9 +1865,16 @@ impl<'e, 'c> Walker<'e, 'c> {
                 {
                     value.lit = Lit::Prefix((&**start).into());
                 }
-                for element in fstring.value.elements() {
+                for (i, element) in fstring.value.elements().enumerate() {
                     if let InterpolatedStringElement::Interpolation(interp) = element {
                         let inner = self.expr(&interp.expression, block);
+                        // `f"{REDIS_URL}/0"` with the module's constant URL: its start.
+                        if i == 0
+                            && let Lit::Str(start) | Lit::Prefix(start) = &inner.lit
+                            && is_url_start(start)
+                        {
+                            value.lit = Lit::Prefix(start.clone());
+                        }
                         merge_taint(&mut value.taint, &inner.taint);
                     }
                 }
