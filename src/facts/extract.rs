@@ -1589,6 +1589,19 @@ impl<'e, 'c> Walker<'e, 'c> {
                     left,
                     Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)
                 );
+                // `if x.priority > 1: return`, `if x.refunded >= x.total: return`: an ordering
+                // of a field is a done-check only when the function later writes that field,
+                // as `!=` below; otherwise it tests a precondition.
+                let ordering = compare
+                    .ops
+                    .iter()
+                    .all(|op| matches!(op, CmpOp::Gt | CmpOp::GtE | CmpOp::Lt | CmpOp::LtE));
+                if ordering && let Expr::Attribute(attr) = left {
+                    return Some(GuardTest::StateNot {
+                        field: Sym::new(attr.attr.as_str()),
+                        on_path: false,
+                    });
+                }
                 if positive && !is_none_check && on_attribute {
                     let field = match left {
                         Expr::Attribute(attr) => Some(Sym::new(attr.attr.as_str())),
