@@ -9,7 +9,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rayon::prelude::*;
 use ruff_text_size::TextRange;
 
-use crate::catalog::{Catalog, EffectKind, Framework, KeySpec, MethodSpec, Sink};
+use crate::catalog::{Catalog, EffectKind, Framework, FrameworkSpec, KeySpec, MethodSpec, Sink};
 use crate::facts::{
     BlockKind, CallSite, Class, EventKind, Exit, Function, FunctionBody, GuardTest, Lit,
     ModuleFacts, Taint, Value,
@@ -1325,21 +1325,44 @@ impl<'a> Project<'a> {
                         }
                     }
                 }
-                // Class-based Celery tasks: `run` of a class deriving from `Task`.
+                // Class-based tasks: `run` of a class deriving from Celery's `Task`, `perform`
+                // of one deriving from Dramatiq's `GenericActor`.
                 for class in &facts.classes {
-                    // `run` first: a look-up in the class, where the framework walks its bases.
-                    let Some(&run) = class.methods.get("run") else {
+                    // The method first: a look-up in the class, where the framework walks its
+                    // bases.
+                    let runs = |spec: &FrameworkSpec| class.methods.get(&spec.task_class_method);
+                    if !catalog.frameworks.iter().any(|spec| runs(spec).is_some()) {
                         continue;
-                    };
+                    }
                     let Some(framework) = self.task_class_framework(class, 0) else {
                         continue;
                     };
+                    let Some(spec) = catalog.framework(framework) else {
+                        continue;
+                    };
+                    let Some(&run) = runs(spec) else { continue };
                     let mut options = TaskOptions {
                         bind: true,
                         options: Vec::new(),
                     };
                     self.inherit_class_options(class, &mut options, 0);
-                    for (k, v) in class.attrs.iter() {
+                    let own = match &spec.task_class_options {
+                        Some(holder) => class
+                            .inner
+                            .iter()
+                            .filter_map(|&inner| facts.classes.get(inner))
+                            .find(|inner| inner.name == *holder),
+                        None => Some(class),
+                    };
+                    // `abstract = True` (Dramatiq's `Meta`, old Celery's class attribute): a
+                    // base for actors, not one itself.
+                    if own
+                        .and_then(|own| own.attrs.get("abstract"))
+                        .is_some_and(|value| matches!(value.lit, Lit::Bool(true)))
+                    {
+                        continue;
+                    }
+                    for (k, v) in own.iter().flat_map(|own| own.attrs.iter()) {
                         options.push(k, v, file_id);
                     }
                     let id = FuncId {

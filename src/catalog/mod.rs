@@ -366,6 +366,12 @@ pub struct FrameworkSpec {
     /// The task's first parameter is the run's context (arq's `ctx`), not an argument the
     /// enqueue passes.
     pub context_first: bool,
+    /// The method a class deriving from one of the framework's task classes runs (`run` of a
+    /// Celery `Task`, `perform` of a Dramatiq `GenericActor`).
+    pub task_class_method: String,
+    /// The nested class that holds a task class's options (Dramatiq's `class Meta:`), when they
+    /// are not the class's own attributes.
+    pub task_class_options: Option<String>,
 }
 
 #[derive(Debug)]
@@ -1203,6 +1209,9 @@ struct RawFramework {
     decorators: Vec<String>,
     #[serde(default)]
     task_classes: Vec<String>,
+    #[serde(default = "default_task_class_method")]
+    task_class_method: String,
+    task_class_options: Option<String>,
     #[serde(default)]
     enqueue_methods: Vec<String>,
     #[serde(default)]
@@ -1363,6 +1372,8 @@ impl Catalog {
                 time_limits: fw.time_limits,
                 default_time_limit: fw.default_time_limit,
                 retry_method: fw.retry_method,
+                task_class_method: fw.task_class_method,
+                task_class_options: fw.task_class_options,
                 context_first: fw.context_first,
                 app: fw.app,
                 delivery: fw.delivery,
@@ -1919,6 +1930,10 @@ impl Catalog {
             .iter()
             .find(|spec| spec.framework == framework)
     }
+}
+
+fn default_task_class_method() -> String {
+    "run".to_string()
 }
 
 fn pattern_set(patterns: &[String]) -> PatternSet<()> {

@@ -112,15 +112,15 @@ pub struct EffectAt<'a> {
     pub deferred: bool,
 }
 
-/// The method a class-based task runs (`class SendReceipt(Task): def run(self, ...)`).
-const CLASS_TASK_METHOD: &str = "run";
-
 /// A task as rules see it.
 pub struct TaskView<'a> {
     pub id: FuncId,
     pub task: &'a Task,
     pub function: &'a Function,
     pub effects: Vec<EffectAt<'a>>,
+    /// The method a task class runs (`class SendReceipt(Task): def run(self, ...)`, a Dramatiq
+    /// `GenericActor`'s `perform`): the task is named by its class.
+    class_based: bool,
 }
 
 impl<'a> TaskView<'a> {
@@ -158,11 +158,17 @@ impl<'a> TaskView<'a> {
                 });
             }
         }
+        let class_based = function.class().is_some()
+            && project
+                .catalog
+                .framework(task.framework)
+                .is_some_and(|spec| spec.task_class_method == function.name());
         Some(TaskView {
             id: task.id,
             task,
             function,
             effects,
+            class_based,
         })
     }
 
@@ -179,7 +185,7 @@ impl<'a> TaskView<'a> {
     /// The task's name as messages show it: the function's, or for a class-based task (its
     /// `run` method) the class's.
     pub fn name(&self) -> &str {
-        if self.function.class().is_some() && self.function.name() == CLASS_TASK_METHOD {
+        if self.class_based {
             let mut parts = self.function.qualname.rsplit('.');
             if let (Some(_), Some(class)) = (parts.next(), parts.next()) {
                 return class;
