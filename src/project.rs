@@ -1311,8 +1311,17 @@ impl<'a> Project<'a> {
                         };
                         let framework = catalog.task_decorator(&canonical).or_else(wrapped);
                         if let Some(framework) = framework {
+                            // `@job("ml", redis, 3600)`: options by position, then by name.
+                            let positional = catalog
+                                .framework(framework)
+                                .map(|spec| spec.decorator_parameters.as_slice())
+                                .unwrap_or_default();
                             let options = self.decorator_options(
-                                decorator.keywords.iter().map(|(k, v)| (k.as_str(), v)),
+                                positional
+                                    .iter()
+                                    .zip(&decorator.args)
+                                    .map(|(k, v)| (k.as_str(), v))
+                                    .chain(decorator.keywords.iter().map(|(k, v)| (k.as_str(), v))),
                                 file_id,
                             );
                             tasks.push(Task {

@@ -372,6 +372,9 @@ pub struct FrameworkSpec {
     /// The nested class that holds a task class's options (Dramatiq's `class Meta:`), when they
     /// are not the class's own attributes.
     pub task_class_options: Option<String>,
+    /// The task decorator's positional parameters, by name (RQ's `job(queue, connection,
+    /// timeout)`): a task option given by position.
+    pub decorator_parameters: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -1213,6 +1216,8 @@ struct RawFramework {
     task_class_method: String,
     task_class_options: Option<String>,
     #[serde(default)]
+    decorator_parameters: Vec<String>,
+    #[serde(default)]
     enqueue_methods: Vec<String>,
     #[serde(default)]
     options_methods: Vec<String>,
@@ -1374,6 +1379,7 @@ impl Catalog {
                 retry_method: fw.retry_method,
                 task_class_method: fw.task_class_method,
                 task_class_options: fw.task_class_options,
+                decorator_parameters: fw.decorator_parameters,
                 context_first: fw.context_first,
                 app: fw.app,
                 delivery: fw.delivery,
