@@ -445,12 +445,11 @@ impl<'a> Project<'a> {
             Some(spec) => spec.keyword.as_deref() == Some(keyword),
             None => self.catalog.heuristics.is_key_keyword(keyword),
         };
-        let given = |value: &'c Value| {
-            if value.is_none() {
-                SpreadKey::Missing
-            } else {
-                SpreadKey::Given(value)
-            }
+        let given = |value: &'c Value| match value.lit {
+            Lit::None => SpreadKey::Missing,
+            // A wrapper of a wrapper, passing on its own caller's key.
+            Lit::CallerKeyword(param, _) => SpreadKey::Spread(param),
+            _ => SpreadKey::Given(value),
         };
         if let Some((_, value)) = call.keywords().iter().find(|(k, _)| is_key(k)) {
             return given(value);
@@ -470,6 +469,7 @@ impl<'a> Project<'a> {
                 match entry {
                     Entry::Given(value) => return given(value),
                     Entry::Unknown => return SpreadKey::Unknown,
+                    Entry::Caller(param) => return SpreadKey::Spread(param),
                     Entry::Absent => {}
                 }
             }
@@ -2933,6 +2933,12 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
     if let Some(keyword) = &spec.keyword
         && let Some(value) = call.keyword(keyword)
     {
+        // `idempotency_key=kwargs.pop("idempotency_key", None)`: the caller's key.
+        if let Lit::CallerKeyword(param, given) = value.lit
+            && given == keyword.as_str()
+        {
+            return KeyStatus::Spread(param);
+        }
         return present(value);
     }
     if let Some(position) = spec.position
@@ -2954,7 +2960,7 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
     // `options=` as a keyword, or positionally after the params (`send(params, options)`).
     match options_entry(spec, call, true) {
         Some(Entry::Given(value)) => return present(value),
-        Some(Entry::Unknown) => return KeyStatus::Unknown,
+        Some(Entry::Unknown | Entry::Caller(_)) => return KeyStatus::Unknown,
         Some(Entry::Absent) | None => {}
     }
     // Headers passed to the call, or carried by a request object passed to it.
@@ -3034,6 +3040,7 @@ fn header_key(spec: &KeySpec, headers: &Value) -> Option<KeyStatus> {
     match header_entry(spec, headers) {
         Entry::Given(value) => Some(present(value)),
         Entry::Unknown => Some(KeyStatus::Unknown),
+        Entry::Caller(param) => Some(KeyStatus::Spread(param)),
         Entry::Absent => None,
     }
 }
@@ -3043,11 +3050,22 @@ enum Entry<'v> {
     Given(&'v Value),
     /// Not a dict display, or an entry under a name the facts do not show (`**other`).
     Unknown,
+    /// Whatever the function's caller gives as `headers=` through its `**kwargs` (this
+    /// parameter), with entries that are not the key (`headers = kwargs.pop("headers", {})`,
+    /// then `headers["Authorization"] = ...`).
+    Caller(Sym),
     Absent,
 }
 
 /// The key header in a headers dict.
 fn header_entry<'v>(spec: &KeySpec, headers: &'v Value) -> Entry<'v> {
+    let callers = |value: &Value| match value.lit {
+        Lit::CallerKeyword(param, keyword) if keyword == "headers" => Some(param),
+        _ => None,
+    };
+    if let Some(param) = callers(headers) {
+        return Entry::Caller(param);
+    }
     let Some(items) = headers.dict() else {
         return Entry::Unknown;
     };
@@ -3057,10 +3075,16 @@ fn header_entry<'v>(spec: &KeySpec, headers: &'v Value) -> Entry<'v> {
     {
         return Entry::Given(value);
     }
-    if items.iter().any(|(name, _)| name.is_none()) {
-        Entry::Unknown
-    } else {
-        Entry::Absent
+    let mut unknown = items.iter().filter(|(name, _)| name.is_none());
+    match unknown.next() {
+        None => Entry::Absent,
+        // Only the caller's headers besides the entries written: the key is in those or nowhere.
+        Some((_, first)) => match callers(first) {
+            Some(param) if unknown.all(|(_, other)| callers(other) == Some(param)) => {
+                Entry::Caller(param)
+            }
+            _ => Entry::Unknown,
+        },
     }
 }
 

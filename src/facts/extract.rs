@@ -320,6 +320,8 @@ struct Walker<'e, 'c> {
     /// Parameters changed in place (`kwargs["key"] = k`, `kwargs.setdefault(...)`): spreading
     /// one no longer passes on only what the caller gave ([`CallSite::spreads`]).
     changed_params: Vec<Sym>,
+    /// The function's `**kwargs` parameter: what a caller gives by keyword beyond the others.
+    kwarg: Option<Sym>,
 }
 
 type Pending<'a> = Vec<(usize, FunctionSource<'a>)>;
@@ -364,6 +366,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             stored_reads: Vec::new(),
             attr_taints: Vec::new(),
             changed_params: Vec::new(),
+            kwarg: None,
         }
     }
 
@@ -496,6 +499,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                 },
             });
         }
+        self.kwarg = parameters
+            .kwarg
+            .as_ref()
+            .map(|kwarg| Sym::new(kwarg.name.as_str()));
         for extra in [&parameters.vararg, &parameters.kwarg]
             .into_iter()
             .flatten()
@@ -1296,6 +1303,37 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
     }
 
+    /// `kwargs.pop("headers", {})`, `kwargs.get("idempotency_key")` on the function's
+    /// `**kwargs`: what the caller gives by that keyword ([`Lit::CallerKeyword`]), when the
+    /// default adds nothing (none, `None` or an empty dict).
+    fn caller_keyword(&self, call: &ast::ExprCall) -> Option<Lit> {
+        let kwarg = self.kwarg?;
+        let Expr::Attribute(attr) = &*call.func else {
+            return None;
+        };
+        let Expr::Name(receiver) = &*attr.value else {
+            return None;
+        };
+        if !matches!(attr.attr.as_str(), "pop" | "get")
+            || receiver.id.as_str() != kwarg.as_str()
+            || self.locals.contains_key(&kwarg)
+            || !call.arguments.keywords.is_empty()
+        {
+            return None;
+        }
+        let (keyword, default) = match &call.arguments.args[..] {
+            [Expr::StringLiteral(keyword)] => (keyword, None),
+            [Expr::StringLiteral(keyword), default] => (keyword, Some(default)),
+            _ => return None,
+        };
+        let adds_nothing = match default {
+            None | Some(Expr::NoneLiteral(_)) => true,
+            Some(Expr::Dict(dict)) => dict.items.is_empty(),
+            Some(_) => false,
+        };
+        adds_nothing.then(|| Lit::CallerKeyword(kwarg, Sym::new(keyword.value.to_str())))
+    }
+
     /// `headers.update({"Idempotency-Key": key})`, `headers.update(other)`: the entries join
     /// a dict the function holds (Python's `dict.update`).
     fn dict_update(&mut self, expr: &Expr) {
@@ -1355,6 +1393,15 @@ impl<'e, 'c> Walker<'e, 'c> {
             },
             lit if key.is_some_and(|k| catalog.is_key_header(&k)) => {
                 *lit = Lit::Dict(vec![(key, value), (None, Value::default())]);
+            }
+            // `headers = kwargs.pop("headers", {})`, then `headers["Authorization"] = ...`: the
+            // caller's headers and this entry.
+            lit if matches!(lit, Lit::CallerKeyword(..)) => {
+                let caller = Value {
+                    lit: std::mem::take(lit),
+                    ..Value::default()
+                };
+                *lit = Lit::Dict(vec![(None, caller), (key, value)]);
             }
             _ => {}
         }
@@ -1864,7 +1911,13 @@ impl<'e, 'c> Walker<'e, 'c> {
             },
             Expr::Name(name) => self.name(name.id.as_str()),
             Expr::Attribute(attr) => self.attribute(attr, block),
-            Expr::Call(call) => self.call(call, block),
+            Expr::Call(call) => {
+                let mut value = self.call(call, block);
+                if let Some(lit) = self.caller_keyword(call) {
+                    value.lit = lit;
+                }
+                value
+            }
             Expr::FString(fstring) => {
                 // A text: the literal text before the first interpolation when it names a URL's
                 // scheme (`f"redis://{host}"`), the one thing read from it; otherwise none.
@@ -2063,12 +2116,24 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             Expr::BoolOp(bool_op) => {
                 let mut value = Value::default();
-                for v in &bool_op.values {
+                for (i, v) in bool_op.values.iter().enumerate() {
                     let inner = self.expr(v, block);
                     merge_taint(&mut value.taint, &inner.taint);
                     if value.path.is_none() {
                         value.path = inner.path;
                     }
+                    // `kwargs.get("headers") or {}`: the caller's headers, or none.
+                    if i == 0 && matches!(inner.lit, Lit::CallerKeyword(..)) {
+                        value.lit = inner.lit;
+                    }
+                }
+                let adds_nothing = |v: &Expr| match v {
+                    Expr::Dict(dict) => dict.items.is_empty(),
+                    Expr::NoneLiteral(_) => true,
+                    _ => false,
+                };
+                if bool_op.op != BoolOp::Or || !bool_op.values.iter().skip(1).all(adds_nothing) {
+                    value.lit = Lit::Other;
                 }
                 value
             }

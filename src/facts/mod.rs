@@ -184,6 +184,9 @@ pub enum Lit {
     /// A string of which only the start is written: `f"redis://{host}:6379/0"`,
     /// `"redis://" + host`. Enough for a URL's scheme.
     Prefix(Box<str>),
+    /// What the function's caller gives by a keyword, taken out of its `**kwargs`
+    /// (`kwargs.pop("headers", {})`): the `**kwargs` parameter and the keyword.
+    CallerKeyword(Sym, Sym),
 }
 
 /// `left op right`, where a side is a number, a constant's name or another such operation.

@@ -17,7 +17,9 @@ declare_rule! {
     /// stripe.PaymentIntent.create(**kwargs)`) passes on what its caller gives: the key is read
     /// at the task's call to the wrapper, as a keyword or inside the `headers=` or `options=`
     /// it gives (`partner_post("/vouchers", json=...)` around `requests.post(url, **kwargs)`
-    /// sends no key header).
+    /// sends no key header). So does one that takes the key or the headers out of its
+    /// `**kwargs` and adds its own entries (`headers = kwargs.pop("headers", {})`, then
+    /// `headers["Authorization"] = ...`; `kwargs.pop("idempotency_key", None)`).
     ///
     /// ## Why it matters on a second run
     /// The broker delivers at least once: a worker killed before the ack, a visibility timeout,
