@@ -8,6 +8,7 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use thin_vec::ThinVec;
 
+use ruff_python_ast::comparable::ComparableExpr;
 use ruff_python_ast::{
     self as ast, BoolOp, CmpOp, Expr, InterpolatedStringElement, Number, Operator, Stmt, UnaryOp,
 };
@@ -627,6 +628,17 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
                 for target in &assign.targets {
                     self.bind(target, &value, block);
+                }
+                // `wallet.balance = wallet.balance + amount`: `+=` spelled out.
+                if let [target @ Expr::Attribute(_)] = &assign.targets[..]
+                    && is_spelled_out_increment(target, &assign.value)
+                    && let Some(Event {
+                        kind: EventKind::AttrAssign(written),
+                        ..
+                    }) = self.events.last_mut()
+                    && written.range == target.range()
+                {
+                    written.augmented = true;
                 }
                 if !self.is_module
                     && let [Expr::Name(target)] = &assign.targets[..]
@@ -3060,6 +3072,27 @@ fn key_headers(items: &[DictItem], catalog: &Catalog) -> Vec<DictItem> {
 }
 
 /// The local name an attribute chain starts from: `order` in `order.customer.email`.
+
+/// `obj.x = obj.x + n` (or `obj.x - n`, `n + obj.x`): the stored value read and written back,
+/// as `obj.x += n` does; not text (`obj.notes = obj.notes + "\n" + line`).
+fn is_spelled_out_increment(target: &Expr, value: &Expr) -> bool {
+    let Expr::BinOp(top) = value else {
+        return false;
+    };
+    let target = ComparableExpr::from(target);
+    let is_text = |e: &Expr| matches!(e, Expr::StringLiteral(_) | Expr::FString(_));
+    if top.op == Operator::Add && ComparableExpr::from(&*top.right) == target {
+        return !is_text(&top.left);
+    }
+    let mut operand = value;
+    while let Expr::BinOp(bin) = operand {
+        if !matches!(bin.op, Operator::Add | Operator::Sub) || is_text(&bin.right) {
+            return false;
+        }
+        operand = &bin.left;
+    }
+    ComparableExpr::from(operand) == target
+}
 fn root_name(expr: &Expr) -> Option<&str> {
     match expr {
         Expr::Name(name) => Some(name.id.as_str()),

@@ -10,7 +10,8 @@ use crate::rules::{Checker, TaskView, declare_rule};
 declare_rule! {
     /// ## What it does
     /// Reports, in a task and without a done-guard before it, a write that accumulates when it
-    /// is repeated: `F("x") + n` in `update()`, `obj.x += n` followed by `save()`,
+    /// is repeated: `F("x") + n` in `update()`, `obj.x += n` (or `obj.x = obj.x + n`) followed
+    /// by `save()`,
     /// `Model.objects.create(...)` where no unique constraint covers the given fields,
     /// `bulk_create` without `ignore_conflicts`/`update_conflicts`, Redis
     /// `incr`/`hincrby`/`lpush`/`rpush`/`xadd`, `cache.incr`, a raw SQL `INSERT` without
