@@ -3071,8 +3071,6 @@ fn key_headers(items: &[DictItem], catalog: &Catalog) -> Vec<DictItem> {
     kept
 }
 
-/// The local name an attribute chain starts from: `order` in `order.customer.email`.
-
 /// `obj.x = obj.x + n` (or `obj.x - n`, `n + obj.x`): the stored value read and written back,
 /// as `obj.x += n` does; not text (`obj.notes = obj.notes + "\n" + line`).
 fn is_spelled_out_increment(target: &Expr, value: &Expr) -> bool {
@@ -3093,6 +3091,8 @@ fn is_spelled_out_increment(target: &Expr, value: &Expr) -> bool {
     }
     ComparableExpr::from(operand) == target
 }
+
+/// The local name an attribute chain starts from: `order` in `order.customer.email`.
 fn root_name(expr: &Expr) -> Option<&str> {
     match expr {
         Expr::Name(name) => Some(name.id.as_str()),
