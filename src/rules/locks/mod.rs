@@ -360,11 +360,25 @@ pub fn ttl_seconds<'c>(
                 (Via::Decorator(decorator, params), Some(name))
                     if value.path.as_ref().is_some_and(|p| p.0.len() == 1) =>
                 {
-                    params
-                        .iter()
-                        .position(|p| p.name() == name)
-                        .and_then(|i| decorator.keyword(name).or_else(|| decorator.args.get(i)))
-                        .unwrap_or(value)
+                    let Some(i) = params.iter().position(|p| p.name() == name) else {
+                        return Ok(project
+                            .constant(value)
+                            .and_then(|v| v.as_int())
+                            .map(|v| (unit.seconds(v), value.range)));
+                    };
+                    match decorator.keyword(name).or_else(|| decorator.args.get(i)) {
+                        Some(argument) => argument,
+                        // `@single_instance("sync:{0}")` of `def single_instance(key, ttl=30)`:
+                        // the default.
+                        None => {
+                            return Ok(match params[i].default {
+                                ParamDefault::Int(seconds) => {
+                                    Some((unit.seconds(i64::from(seconds)), value.range))
+                                }
+                                _ => None,
+                            });
+                        }
+                    }
                 }
                 // In a helper, the TTL may be one of its parameters: the task's argument for
                 // it, or its default.
