@@ -152,10 +152,15 @@ fn error_path(error: &ignore::Error) -> Option<PathBuf> {
 
 /// The dotted module name of a file and whether it is a package's `__init__`: directories that
 /// hold an `__init__.py` are packages; the first one without ends the name (`src/` layouts and
-/// single files work the same way).
+/// single files work the same way) — unless a package holds it: `shop/services/` without an
+/// `__init__.py` inside the package `shop` is imported as `shop.services` (a namespace package,
+/// looked for up to [`NAMESPACE_DEPTH`] folders up).
 pub fn module_name(path: &Path) -> (String, bool) {
     module_name_with(path, &mut |dir| dir.join("__init__.py").is_file())
 }
+
+/// How many folders without an `__init__.py` a package may hold between it and a module.
+const NAMESPACE_DEPTH: usize = 2;
 
 /// [`module_name`] of many files, asking the file system once per directory whether it is a
 /// package (files of one package share their parents).
@@ -188,7 +193,7 @@ fn module_name_with(path: &Path, is_package_dir: &mut impl FnMut(&Path) -> bool)
     }
     let mut dir = path.parent();
     while let Some(d) = dir {
-        if !is_package_dir(d) {
+        if !is_package_dir(d) && !in_package(d, is_package_dir) {
             break;
         }
         match d.file_name() {
@@ -199,6 +204,31 @@ fn module_name_with(path: &Path, is_package_dir: &mut impl FnMut(&Path) -> bool)
     }
     parts.reverse();
     (parts.join("."), is_package)
+}
+
+/// Whether a folder without an `__init__.py` is a namespace package inside a package: its name
+/// is an identifier and a package holds it, at most [`NAMESPACE_DEPTH`] such folders up.
+fn in_package(dir: &Path, is_package_dir: &mut impl FnMut(&Path) -> bool) -> bool {
+    let mut current = dir;
+    for _ in 0..NAMESPACE_DEPTH {
+        let is_identifier = current
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|name| {
+                name.chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            });
+        let Some(parent) = current.parent().filter(|_| is_identifier) else {
+            return false;
+        };
+        if is_package_dir(parent) {
+            return true;
+        }
+        current = parent;
+    }
+    false
 }
 
 /// The module name from the path relative to a root, ignoring `__init__.py` files: how a
@@ -216,4 +246,40 @@ pub fn path_module_name(path: &Path, root: &Path) -> Option<String> {
         parts.push(stem);
     }
     Some(parts.join("."))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The module name of `path` when exactly the folders in `packages` hold an `__init__.py`.
+    fn name(path: &str, packages: &[&str]) -> String {
+        module_name_with(Path::new(path), &mut |dir| {
+            packages.iter().any(|p| Path::new(p) == dir)
+        })
+        .0
+    }
+
+    #[test]
+    fn packages_end_at_the_first_folder_without_an_init() {
+        assert_eq!(name("/repo/shop/tasks.py", &["/repo/shop"]), "shop.tasks");
+        assert_eq!(name("/repo/scripts/run.py", &["/repo/shop"]), "run");
+    }
+
+    #[test]
+    fn a_folder_without_an_init_inside_a_package_is_a_namespace_package() {
+        let packages = ["/repo/shop"];
+        assert_eq!(
+            name("/repo/shop/services/mailer.py", &packages),
+            "shop.services.mailer"
+        );
+        assert_eq!(
+            name("/repo/shop/services/email/smtp.py", &packages),
+            "shop.services.email.smtp"
+        );
+        // Three folders down is too far to be taken for one package.
+        assert_eq!(name("/repo/shop/a/b/c/m.py", &packages), "m");
+        // A folder whose name is no identifier cannot be imported.
+        assert_eq!(name("/repo/shop/static-files/m.py", &packages), "m");
+    }
 }
