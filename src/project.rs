@@ -213,6 +213,10 @@ pub struct Summary {
     pub returns_meta: Vec<(u32, TextRange, u32)>,
     /// Whether the function returns the result of a done-check (usable as a guard).
     pub returns_done_check: bool,
+    /// Whether it answers whether the work is still to do: `return False` (or `None`) when a
+    /// done-guard leaves, `return True` otherwise (`claim_receipt`): `if not helper(...):
+    /// return` in a caller is a done-guard.
+    pub returns_false_when_done: bool,
     /// Whether the function raises when the work is done (`if order.sent: raise AlreadySent`)
     /// on its way through: called as a statement, it is a guard.
     pub raises_when_done: bool,
@@ -2230,6 +2234,7 @@ impl<'a> Project<'a> {
         if id.func == 0 || self.no_reach {
             return summary;
         }
+        summary.returns_false_when_done = returns_false_when_done(function);
         summary.raises_when_done = function.events().iter().any(|event| {
             matches!(&event.kind, EventKind::Guard(guard)
                 if guard.exit == Exit::Raise && is_done_test(&guard.test))
@@ -2421,10 +2426,10 @@ impl<'a> Project<'a> {
             return false;
         };
         dominating_guards(self, function, index).any(|guard| match guard {
-            GuardTest::Helper { path } => self
+            GuardTest::Helper { path, negated } => self
                 .resolve_function(&self.canonical(path), Some(id))
                 .and_then(|callee| self.summary(callee))
-                .is_some_and(|s| s.returns_done_check),
+                .is_some_and(|s| s.returns_done_check || (*negated && s.returns_false_when_done)),
             _ => true,
         }) || self.raising_guard_before(id, function, index)
     }
@@ -2858,6 +2863,35 @@ pub(crate) fn guard_covers(function: &Function, guard_block: u32, target: u32) -
             _ => return false,
         }
     }
+}
+
+/// Whether a function returns a falsy literal where a done-guard leaves it and `True` past
+/// its guards: `if order.receipt_sent: return False` ... `return True`.
+fn returns_false_when_done(function: &Function) -> bool {
+    let done_guards: Vec<TextRange> = function
+        .events()
+        .iter()
+        .filter_map(|event| match &event.kind {
+            EventKind::Guard(guard) if guard.exit == Exit::Return && is_done_test(&guard.test) => {
+                Some(guard.range)
+            }
+            _ => None,
+        })
+        .collect();
+    if done_guards.is_empty() {
+        return false;
+    }
+    let under_guard = |value: &Value| done_guards.iter().any(|g| g.contains_range(value.range));
+    let returns = function.returns();
+    returns
+        .iter()
+        .any(|v| matches!(v.lit, Lit::Bool(false) | Lit::None) && under_guard(v))
+        && returns
+            .iter()
+            .any(|v| matches!(v.lit, Lit::Bool(true)) && !under_guard(v))
+        && !returns
+            .iter()
+            .any(|v| matches!(v.lit, Lit::Bool(true)) && under_guard(v))
 }
 
 /// Whether a guard test says the work is done (not a precondition, nor a helper's result).

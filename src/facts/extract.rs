@@ -411,15 +411,22 @@ impl<'e, 'c> Walker<'e, 'c> {
             .filter_map(|value| {
                 let headers = value.dict().map(|items| key_headers(items, catalog));
                 let done_test = value.flags & Value::DONE_TEST;
+                // `return False` under a done-guard, `return True` after: a claim helper.
+                let answer = matches!(value.lit, Lit::Bool(_) | Lit::None);
                 (value.path.is_some()
                     || !value.taint.is_empty()
                     || headers.is_some()
-                    || done_test != 0)
+                    || done_test != 0
+                    || answer)
                     .then(|| Value {
                         range: value.range,
                         path: value.path,
                         taint: value.taint,
-                        lit: headers.map_or(Lit::Other, Lit::Dict),
+                        lit: match headers {
+                            Some(headers) => Lit::Dict(headers),
+                            None if answer => value.lit,
+                            None => Lit::Other,
+                        },
                         flags: done_test,
                         ..Value::default()
                     })
@@ -704,6 +711,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                         .as_deref()
                         .map(|v| self.expr(v, block))
                         .unwrap_or(Value {
+                            range: ret.range,
                             lit: Lit::None,
                             ..Value::default()
                         });
@@ -1569,7 +1577,9 @@ impl<'e, 'c> Walker<'e, 'c> {
                         field: Sym::new(attr.attr.as_str()),
                         on_path: true,
                     }),
-                    Expr::Name(name) => self.row_state(name.id.as_str()),
+                    Expr::Name(name) => self
+                        .row_state(name.id.as_str())
+                        .or_else(|| self.helper_test(operand, &inner, true)),
                     // `if not Outbox.objects.filter(pk=pk, status="pending").exists(): return`.
                     Expr::Call(call) => match &*call.func {
                         Expr::Attribute(attr)
@@ -1584,7 +1594,9 @@ impl<'e, 'c> Walker<'e, 'c> {
                                 on_path: true,
                             })
                         }
-                        _ => None,
+                        // `if not claim_receipt(order_id): return`: a helper that says whether
+                        // this run may do the work.
+                        _ => self.helper_test(operand, &inner, true),
                     },
                     _ => None,
                 }
@@ -1691,13 +1703,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 if self.ex.catalog.is_done_check(method) {
                     return Some(GuardTest::DoneCheck { field: None });
                 }
-                // A builtin (`isinstance(...)`) is no helper of the project.
-                if let Expr::Name(name) = &*call.func
-                    && self.is_builtin_call(name.id.as_str())
-                {
-                    return None;
-                }
-                value.path.clone().map(|path| GuardTest::Helper { path })
+                self.helper_test(unwalrus(test), value, false)
             }
             Expr::Name(name) => {
                 let local = self.lookup_local(name.id.as_str())?;
@@ -1710,13 +1716,41 @@ impl<'e, 'c> Walker<'e, 'c> {
                 if self.ex.catalog.is_done_check(method) {
                     Some(GuardTest::DoneCheck { field: None })
                 } else if path.is_call() {
-                    Some(GuardTest::Helper { path })
+                    Some(GuardTest::Helper {
+                        path,
+                        negated: false,
+                    })
                 } else {
                     None
                 }
             }
             _ => None,
         }
+    }
+
+    /// A test of what a function called returned (`helper(...)`, or a local holding it): a
+    /// done-guard if the project's helper says so ([`GuardTest::Helper`]). Not a builtin's
+    /// (`isinstance(...)`), nor a local that holds anything else.
+    fn helper_test(&mut self, test: &Expr, value: &Value, negated: bool) -> Option<GuardTest> {
+        let path = match test {
+            Expr::Call(call) => {
+                if let Expr::Name(name) = &*call.func
+                    && self.is_builtin_call(name.id.as_str())
+                {
+                    return None;
+                }
+                value.path.clone()?
+            }
+            Expr::Name(name) => {
+                let local = self.lookup_local(name.id.as_str())?;
+                if local.flags & (Value::CREATED | Value::MARKER | Value::CLAIM) != 0 {
+                    return None;
+                }
+                local.path.filter(QPath::is_call)?
+            }
+            _ => return None,
+        };
+        Some(GuardTest::Helper { path, negated })
     }
 
     /// The state a row held in `name` was selected by, as a guard on that field: decided like
@@ -1803,11 +1837,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                         on_path: true,
                     }),
                     // `if not Model.objects.filter(...).exists():`; a `get` is too often a
-                    // dict's to stand for `cache.get` here, and a helper's test is left out.
+                    // dict's to stand for `cache.get` here. `if not is_sent(order):` is the
+                    // helper's test.
                     Expr::Call(call) if matches!(&*call.func, Expr::Attribute(a) if a.attr.as_str() != "get") => {
-                        self.guard_test(&unary.operand, &inner)
-                            .filter(|test| matches!(test, GuardTest::DoneCheck { .. }))
+                        self.guard_test(&unary.operand, &inner).filter(|test| {
+                            matches!(test, GuardTest::DoneCheck { .. } | GuardTest::Helper { .. })
+                        })
                     }
+                    Expr::Call(_) => self.helper_test(operand, &inner, false),
                     _ => None,
                 }
             }
@@ -1846,7 +1883,8 @@ impl<'e, 'c> Walker<'e, 'c> {
                 } else if value.flags & Value::MARKER != 0 {
                     Some(GuardTest::NotMarker { marker })
                 } else {
-                    None
+                    // `if claim_receipt(order_id): send(...)`.
+                    self.helper_test(test, value, true)
                 }
             }
         }

@@ -1064,8 +1064,9 @@ pub enum GuardTest {
     /// filter selects by (`filter(pk=pk, status="queued").update(status="sending")`): a
     /// done-check that wrote its own state, atomically, before anything it guards.
     Claim,
-    /// `if helper(...):`, a done-check when the helper's summary says so.
-    Helper { path: QPath },
+    /// `if helper(...):`, a done-check when the helper's summary says so; `negated` for
+    /// `if not helper(...):`, a claim's (`if not claim_receipt(order): return`).
+    Helper { path: QPath, negated: bool },
     /// `if x.status != "pending": return` when the function never writes `status` afterwards:
     /// a precondition, not a done-check (with a later write, the same test is a `DoneCheck`).
     Precondition,
@@ -1237,7 +1238,14 @@ def configure_imported():
                 .iter()
                 .any(|e| matches!(e.kind, EventKind::Guard(_)))
         );
-        assert_eq!(body.returns.len(), 1);
+        // The bare `return` under the guard is kept (an answer: claim helpers return `False`
+        // there), and so is `helper(key)`.
+        assert_eq!(body.returns.len(), 2);
+        assert!(matches!(body.returns[0].lit, super::Lit::None));
+        assert_eq!(
+            body.returns[1].path.as_ref().and_then(|p| p.last_name()),
+            Some("helper")
+        );
         assert_eq!(format!("{:?}", f.body), format!("{body:?}"));
     }
 

@@ -10,7 +10,10 @@ declare_rule! {
     /// is done (`ensure_not_sent(order)` doing `if order.sent: raise AlreadySent`) is a
     /// done-guard, unless the task catches what it raises. So is `if helper(...): return` when
     /// the helper returns a done-check (`return invoice.reminder_sent_at is not None`,
-    /// `.exists()`, `bool(cache.get(k))`), as the same test written in the task is. A test of a
+    /// `.exists()`, `bool(cache.get(k))`), as the same test written in the task is, and
+    /// `if not helper(...): return` when the helper claims the work: it returns `False` where
+    /// its own done-guard leaves and `True` after (`claim_receipt(order_id)`), or the count of a
+    /// conditional update (`return filter(sent=False).update(sent=True) == 1`). A test of a
     /// field the task never writes is a precondition, not a done-guard: `if x.status !=
     /// "queued": return` or `if ticket.priority > 1: return` guards nothing unless the task
     /// later writes `status` or `priority` (a state it advances, `sent_count += 1`).
