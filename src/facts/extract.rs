@@ -2606,7 +2606,9 @@ impl<'e, 'c> Walker<'e, 'c> {
 
         let receiver = match &*call.func {
             _ if run.is_some() => None,
-            Expr::Attribute(attr) => object.or_else(|| receiver_name(&attr.value).map(Sym::new)),
+            Expr::Attribute(attr) => {
+                object.or_else(|| receiver_name(&attr.value).map(|name| Sym::new(&name)))
+            }
             _ => None,
         };
         // Builtins and pure methods: no event, no helper to follow.
@@ -3142,13 +3144,22 @@ fn root_name(expr: &Expr) -> Option<&str> {
 }
 
 /// The identifier right before a method: `payment_gateway` in `payment_gateway.capture`,
-/// `messages` in `client.messages.create`, `api` in `get_api().refund`.
-fn receiver_name(expr: &Expr) -> Option<&str> {
+/// `messages` in `client.messages.create`, `api` in `get_api().refund`; with the entry of a
+/// mapping, whose key names what it holds: `ctx["redis"]` in arq's `ctx["redis"].rpush`.
+fn receiver_name(expr: &Expr) -> Option<std::borrow::Cow<'_, str>> {
     match expr {
-        Expr::Name(name) => Some(name.id.as_str()),
-        Expr::Attribute(attr) => Some(attr.attr.as_str()),
+        Expr::Name(name) => Some(name.id.as_str().into()),
+        Expr::Attribute(attr) => Some(attr.attr.as_str().into()),
         Expr::Call(call) => receiver_name(&call.func),
-        Expr::Subscript(sub) => receiver_name(&sub.value),
+        Expr::Subscript(sub) => {
+            let mapping = receiver_name(&sub.value);
+            match (&*sub.slice, mapping) {
+                (Expr::StringLiteral(key), Some(mapping)) => {
+                    Some(format!("{mapping}[\"{}\"]", key.value.to_str()).into())
+                }
+                (_, mapping) => mapping,
+            }
+        }
         _ => None,
     }
 }
