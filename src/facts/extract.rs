@@ -2631,12 +2631,26 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
         .filter(|s| s.len() <= 64)
         .map(crate::path::Sym::new);
+        let called = match first_str {
+            Some(s) => Call::Str(s),
+            None => Call::Any,
+        };
         let path = func.path.take().map(|mut path| {
-            if let Some(last) = path.0.last_mut() {
-                last.call = match first_str {
-                    Some(s) => Call::Str(s),
-                    None => Call::Any,
-                };
+            match path.0.last_mut() {
+                // `send_invoice = SendInvoiceEmail(...)`, then `send_invoice(invoice)`: the
+                // instance's `__call__`, not the class made again.
+                Some(last)
+                    if last.call != Call::No
+                        && run.is_none()
+                        && matches!(&*call.func, Expr::Name(_)) =>
+                {
+                    path.0.push(Seg {
+                        name: Sym::new("__call__"),
+                        call: called,
+                    });
+                }
+                Some(last) => last.call = called,
+                None => {}
             }
             path
         });
