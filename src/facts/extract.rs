@@ -658,7 +658,15 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             Stmt::AnnAssign(assign) => {
                 if let Some(value) = &assign.value {
-                    let value = self.expr(value, block);
+                    let mut value = self.expr(value, block);
+                    // `client: httpx.AsyncClient = ctx["http"]`: what a value that is no call's
+                    // result is, the annotation says (as for an annotated parameter).
+                    if value.path.as_ref().is_none_or(|path| !path.is_call())
+                        && !self.is_module
+                        && let Some(class) = self.annotation_path(&assign.annotation)
+                    {
+                        value.path = Some(class.instance());
+                    }
                     self.bind(&assign.target, &value, block);
                 }
             }
