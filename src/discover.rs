@@ -214,12 +214,7 @@ fn in_package(dir: &Path, is_package_dir: &mut impl FnMut(&Path) -> bool) -> boo
         let is_identifier = current
             .file_name()
             .and_then(|n| n.to_str())
-            .is_some_and(|name| {
-                name.chars()
-                    .next()
-                    .is_some_and(|c| c.is_alphabetic() || c == '_')
-                    && name.chars().all(|c| c.is_alphanumeric() || c == '_')
-            });
+            .is_some_and(crate::path::is_identifier);
         let Some(parent) = current.parent().filter(|_| is_identifier) else {
             return false;
         };

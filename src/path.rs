@@ -17,6 +17,15 @@ pub struct Seg {
     pub call: Call,
 }
 
+/// Whether a name can be a Python identifier (a module, package or attribute name): letters,
+/// digits and `_`, not starting with a digit.
+pub fn is_identifier(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
 /// `head.tail`, allocated once at its size: qualified names are built for every function, class
 /// and import, and `format!` costs several times as much (its machinery and a regrowth).
 pub fn dotted_join(head: &str, tail: &str) -> String {

@@ -550,12 +550,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 let text = s.value.to_str().trim();
                 let mut names = text.split('.');
                 let head = names.next()?;
-                let dotted = |n: &str| {
-                    !n.is_empty()
-                        && n.chars().all(|c| c.is_alphanumeric() || c == '_')
-                        && !n.starts_with(|c: char| c.is_ascii_digit())
-                };
-                if !text.split('.').all(dotted) {
+                if !text.split('.').all(crate::path::is_identifier) {
                     return None;
                 }
                 let mut path = self.name(head).path?;
@@ -1719,17 +1714,11 @@ impl<'e, 'c> Walker<'e, 'c> {
                 if local.flags & (Value::CREATED | Value::MARKER) != 0 {
                     return None;
                 }
-                let path = local.path?;
-                let method = path.last_name()?;
+                let method = local.path.as_ref()?.last_name()?;
                 if self.ex.catalog.is_done_check(method) {
                     Some(GuardTest::DoneCheck { field: None })
-                } else if path.is_call() {
-                    Some(GuardTest::Helper {
-                        path,
-                        negated: false,
-                    })
                 } else {
-                    None
+                    self.helper_test(unwalrus(test), value, false)
                 }
             }
             _ => None,
