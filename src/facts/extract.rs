@@ -2350,19 +2350,15 @@ impl<'e, 'c> Walker<'e, 'c> {
         name: Sym,
     ) -> (Value, Option<Sym>) {
         // `self.gateway` where a method assigned `self.gateway = Gateway(...)`.
-        if let (Expr::Name(base), Some(class)) = (&*attr.value, self.class)
-            && self.self_name.as_deref() == Some(base.id.as_str())
-            && let Some(assigned) = self
-                .ex
-                .self_attrs
-                .get(&class)
-                .and_then(|attrs| attrs.get(attr.attr.as_str()))
-            && assigned.path.is_some()
-        {
-            let mut value = assigned.clone();
-            value.taint.clear();
-            return (value, None);
-        }
+        let sources: ThinVec<Taint> = match self.self_attr(attr) {
+            Some(assigned) if assigned.path.is_some() => {
+                let mut value = assigned.clone();
+                value.taint.retain(is_source);
+                return (value, None);
+            }
+            Some(assigned) => assigned.taint.iter().copied().filter(is_source).collect(),
+            None => ThinVec::new(),
+        };
         let mut base = self.expr(&attr.value, block);
         let object = base.name.filter(|_| attr.value.is_name_expr());
         let mut value = Value {
@@ -2392,6 +2388,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             value.path = Some(path);
         }
+        merge_taint(&mut value.taint, &sources);
         if !self.attr_taints.is_empty()
             && let Expr::Name(local) = &*attr.value
         {
@@ -2405,6 +2402,21 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
         (value, object)
+    }
+
+    /// What a method assigned to `self.<attr>` when `attr` reads it in a method of the same
+    /// class (`self.gateway = Gateway(...)` in `__init__`).
+    fn self_attr(&self, attr: &ast::ExprAttribute) -> Option<&Value> {
+        let Expr::Name(base) = &*attr.value else {
+            return None;
+        };
+        if self.self_name.as_deref() != Some(base.id.as_str()) {
+            return None;
+        }
+        self.ex
+            .self_attrs
+            .get(&self.class?)
+            .and_then(|attrs| attrs.get(attr.attr.as_str()))
     }
 
     /// Records what `local.attr = value` put in the attribute: its taint, or nothing.
@@ -3193,6 +3205,13 @@ fn absent_test(test: &Expr) -> Option<&Expr> {
         Expr::Attribute(attr) if attr.value.is_name_expr() => Some(tested),
         _ => None,
     }
+}
+
+/// Whether `taint` is a nondeterministic source (`uuid4()`): the one kind of taint that means
+/// the same outside the function it was made in. Every instance that assigns
+/// `self.key = str(uuid4())`, so every run that builds one, has a new key.
+fn is_source(taint: &Taint) -> bool {
+    matches!(taint, Taint::Nondet { .. })
 }
 
 fn merge_taint(into: &mut ThinVec<Taint>, from: &[Taint]) {
