@@ -140,18 +140,31 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                         && !orm.refresh_methods.has(c.method.as_str()))
             });
         let lang = checker.lang;
-        let message = tr!(lang, "tw104.message", var = var);
+        let method = call.method.as_str();
+        let message = tr!(lang, "tw104.message", var = var, method = method);
         let listed = fields
             .iter()
             .map(|f| format!("\"{f}\""))
             .collect::<Vec<_>>()
             .join(", ");
         let help = if fields.is_empty() {
-            tr!(lang, "tw104.help_any")
+            tr!(lang, "tw104.help_any", method = method)
         } else if changed_elsewhere {
-            tr!(lang, "tw104.help_partial", var = var, fields = listed)
+            tr!(
+                lang,
+                "tw104.help_partial",
+                var = var,
+                method = method,
+                fields = listed
+            )
         } else {
-            tr!(lang, "tw104.help", var = var, fields = listed)
+            tr!(
+                lang,
+                "tw104.help",
+                var = var,
+                method = method,
+                fields = listed
+            )
         };
         let fix = (!fields.is_empty() && !changed_elsewhere)
             .then(|| update_fields_fix(lang, call, file.text(), &listed));
