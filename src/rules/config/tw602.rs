@@ -139,11 +139,13 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             let Some(countdown) = call.keyword(&celery.countdown) else {
                 continue;
             };
-            let enqueue = matches!(
-                project.call_class(id, index),
-                Some(CallClass::Enqueue { .. })
-            );
-            if !(enqueue || retry_method.is_some_and(|m| m == call.method.as_str())) {
+            let class = project.call_class(id, index);
+            let enqueue = matches!(class, Some(CallClass::Enqueue { .. }));
+            // A project method of the retry method's name (`attempt.retry(countdown=...)` on a
+            // model) schedules nothing on the broker.
+            let retry = retry_method.is_some_and(|m| m == call.method.as_str())
+                && !matches!(class, Some(CallClass::Project(_)));
+            if !(enqueue || retry) {
                 continue;
             }
             let Some(seconds) = project.constant(countdown).and_then(|v| v.as_int()) else {
