@@ -1709,11 +1709,14 @@ impl<'a> Project<'a> {
                 deferred_to_commit: true,
             });
         }
+        // RQ's methods by name, but not a project method of that name (`outbox.enqueue(topic,
+        // payload)` that inserts a row).
         if self.catalog.is_enqueue_function(canonical)
-            || self
+            || (self
                 .catalog
                 .rq_method(method)
                 .is_some_and(|rq| rq.function.find(call).is_some())
+                && self.resolve_function(canonical, Some(caller)).is_none())
         {
             return Some(CallClass::Enqueue {
                 deferred_to_commit: false,
