@@ -1560,15 +1560,8 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => {
                 let operand = unwalrus(&unary.operand);
                 let inner = self.pure(operand);
-                let marker = self.marker_range(operand, inner.range);
-                if inner.flags & Value::CREATED != 0 {
-                    return Some(GuardTest::NotCreated {
-                        marker,
-                        compound: false,
-                    });
-                }
-                if inner.flags & Value::MARKER != 0 {
-                    return Some(GuardTest::NotMarker { marker });
+                if let Some(test) = self.marker_test(operand, &inner) {
+                    return Some(test);
                 }
                 // `if not claimed: return`: another run changed the rows first.
                 if inner.flags & Value::CLAIM != 0 {
@@ -1627,6 +1620,18 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::Attribute(attr) => Some(GuardTest::DoneCheck {
                 field: Some(Sym::new(attr.attr.as_str())),
             }),
+            // `if r.set(k, 1, nx=True) is None: return`, `if created is False: return`.
+            Expr::Compare(compare)
+                if let Some((operand, truthy)) = truth_comparison(compare)
+                    && let inner = self.pure(operand)
+                    && inner.flags & (Value::CREATED | Value::MARKER) != 0 =>
+            {
+                if truthy {
+                    None
+                } else {
+                    self.marker_test(operand, &inner)
+                }
+            }
             Expr::Compare(compare) => {
                 let positive = compare.ops.iter().all(|op| {
                     matches!(
@@ -1797,6 +1802,22 @@ impl<'e, 'c> Walker<'e, 'c> {
 
     /// Where a marker tested by `expr` was made: the call itself (at `range`), or the call a
     /// name was bound to.
+    /// The test a `created` flag or a set-if-absent result (`value`, read from `expr`) makes
+    /// when it is false: this run did not create the row or take the key.
+    fn marker_test(&self, expr: &Expr, value: &Value) -> Option<GuardTest> {
+        let marker = self.marker_range(expr, value.range);
+        if value.flags & Value::CREATED != 0 {
+            Some(GuardTest::NotCreated {
+                marker,
+                compound: false,
+            })
+        } else if value.flags & Value::MARKER != 0 {
+            Some(GuardTest::NotMarker { marker })
+        } else {
+            None
+        }
+    }
+
     fn marker_range(&self, expr: &Expr, range: TextRange) -> TextRange {
         match expr {
             Expr::Name(name) => self
@@ -1852,6 +1873,18 @@ impl<'e, 'c> Walker<'e, 'c> {
                     self.negated_guard_test(v, &inner)
                 })
             }
+            // `if r.set(k, 1, nx=True) is not None:`, `if created is True:`.
+            Expr::Compare(compare)
+                if let Some((operand, truthy)) = truth_comparison(compare)
+                    && let inner = self.pure(operand)
+                    && inner.flags & (Value::CREATED | Value::MARKER) != 0 =>
+            {
+                if truthy {
+                    self.marker_test(operand, &inner)
+                } else {
+                    None
+                }
+            }
             Expr::Compare(compare)
                 if compare
                     .ops
@@ -1870,20 +1903,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                 field: Sym::new(attr.attr.as_str()),
                 on_path: true,
             }),
-            _ => {
-                let marker = self.marker_range(test, value.range);
-                if value.flags & Value::CREATED != 0 {
-                    Some(GuardTest::NotCreated {
-                        marker,
-                        compound: false,
-                    })
-                } else if value.flags & Value::MARKER != 0 {
-                    Some(GuardTest::NotMarker { marker })
-                } else {
-                    // `if claim_receipt(order_id): send(...)`.
-                    self.helper_test(test, value, true)
-                }
-            }
+            _ => self
+                .marker_test(test, value)
+                // `if claim_receipt(order_id): send(...)`.
+                .or_else(|| self.helper_test(test, value, true)),
         }
     }
 
@@ -3205,6 +3228,27 @@ fn absent_test(test: &Expr) -> Option<&Expr> {
         Expr::Attribute(attr) if attr.value.is_name_expr() => Some(tested),
         _ => None,
     }
+}
+
+/// `x is None`, `x is False`, `x == False` test that `x` is false (`Some((x, false))`); `x is
+/// not None`, `x is True`, `x is not False` that it is true (`Some((x, true))`): how the result
+/// of a set-if-absent call (`None` from redis-py when the key exists) or a `created` flag is
+/// often tested instead of `not x`.
+fn truth_comparison(compare: &ast::ExprCompare) -> Option<(&Expr, bool)> {
+    let ([op], [right]) = (&*compare.ops, &*compare.comparators) else {
+        return None;
+    };
+    let against_false = match right {
+        Expr::NoneLiteral(_) => true,
+        Expr::BooleanLiteral(literal) => !literal.value,
+        _ => return None,
+    };
+    let equal = match op {
+        CmpOp::Is | CmpOp::Eq => true,
+        CmpOp::IsNot | CmpOp::NotEq => false,
+        _ => return None,
+    };
+    Some((unwalrus(&compare.left), equal != against_false))
 }
 
 /// Whether `taint` is a nondeterministic source (`uuid4()`): the one kind of taint that means
