@@ -211,11 +211,26 @@ fn is_nested_in(facts: &crate::facts::ModuleFacts, function: &Function, outer: &
 pub fn extends_lock(project: &Project, task: &TaskView, lock: &LockUse) -> bool {
     let spec = &project.catalog.lock_extension;
     let renewed_here = |call: &CallSite| call.range == lock.at && renews_itself(project, call);
+    // A lock a `with` statement of the task holds is released where the block ends: only an
+    // extension inside the block can be of it.
+    let function = task.function;
+    let held_by = matches!(lock.via, Via::Task)
+        .then(|| {
+            (0..function.blocks().len()).find(|&block| {
+                matches!(&function.blocks()[block].kind, BlockKind::With { items }
+                    if items.iter().any(|item| item.range == lock.call.range))
+            })
+        })
+        .flatten()
+        .and_then(|block| u32::try_from(block).ok());
     renews_itself(project, lock.call)
-        || task.function.events().iter().any(|event| {
+        || function.events().iter().any(|event| {
             let EventKind::Call(call) = &event.kind else {
                 return false;
             };
+            if held_by.is_some_and(|block| !function.block_within(event.block, block)) {
+                return false;
+            }
             if renewed_here(call) {
                 return true;
             }
