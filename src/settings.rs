@@ -163,8 +163,8 @@ impl CelerySettings {
             let is_celeryconfig = sources.modules.contains(&facts.module) || last == "celeryconfig";
             if is_django_settings || is_celeryconfig {
                 for (name, value) in &facts.vars {
-                    let key = if is_celeryconfig && name.chars().all(|c| !c.is_ascii_uppercase()) {
-                        Some(name.clone())
+                    let key = if is_celeryconfig {
+                        config_name(project, name)
                     } else {
                         sources.django_name(project, name)
                     };
@@ -183,11 +183,24 @@ impl CelerySettings {
         for class in &sources.classes {
             if let Some((file, class)) = project.class(class) {
                 for (name, value) in &class.attrs {
-                    settings.set(name, known(project, value), file, value.range);
+                    if let Some(key) = config_name(project, name) {
+                        settings.set(&key, known(project, value), file, value.range);
+                    }
                 }
             }
         }
         settings
+    }
+}
+
+/// The setting a name of a configuration module or class (`celeryconfig.py`, the object given
+/// to `config_from_object`) sets: the name itself, or the new name of an old upper-case one
+/// (`CELERY_ACKS_LATE`), which Celery still reads there.
+fn config_name(project: &Project, name: &str) -> Option<String> {
+    if name.chars().all(|c| !c.is_ascii_uppercase()) {
+        Some(name.to_string())
+    } else {
+        project.catalog.celery_settings.old_names.get(name).cloned()
     }
 }
 
@@ -317,6 +330,9 @@ const DJANGO_SETTINGS: &str = "django.conf";
 /// The app method that loads settings from a module or class.
 const CONFIG_FROM_OBJECT: &str = "config_from_object";
 
+/// The keyword of `Celery(...)` that does what `config_from_object` does.
+const CONFIG_SOURCE: &str = "config_source";
+
 /// `celery.Celery().conf` followed by `extra` more segments.
 fn is_conf(path: &QPath, extra: usize) -> bool {
     let segs = path.segs();
@@ -367,17 +383,28 @@ impl Sources {
         for file in project.files {
             let Some(facts) = &file.facts else { continue };
             for function in &facts.functions {
-                if !function.calls_named(|name| name == CONFIG_FROM_OBJECT) {
+                if !function
+                    .calls_named(|name| name == CONFIG_FROM_OBJECT || name == CELERY_APP_CLASS)
+                {
                     continue;
                 }
                 for event in function.events() {
                     let EventKind::Call(call) = &event.kind else {
                         continue;
                     };
-                    if call.method.as_str() != CONFIG_FROM_OBJECT {
-                        continue;
-                    }
-                    let Some(first) = call.args().first() else {
+                    // `app.config_from_object(source)`, `Celery(..., config_source=source)`.
+                    let source = if call.method.as_str() == CONFIG_FROM_OBJECT {
+                        call.args().first()
+                    } else if call
+                        .path
+                        .as_ref()
+                        .is_some_and(|path| is_celery_app(&project.canonical(path)))
+                    {
+                        call.keyword(CONFIG_SOURCE)
+                    } else {
+                        None
+                    };
+                    let Some(first) = source else {
                         continue;
                     };
                     let django = || {
