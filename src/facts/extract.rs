@@ -1229,11 +1229,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         match target {
             Expr::Name(name) => self.set_local(name.id.as_str(), value.clone()),
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
-                let is_get_or_create = value
-                    .path
-                    .as_ref()
-                    .and_then(QPath::last_name)
-                    .is_some_and(|m| self.ex.catalog.orm.get_or_create_methods.has(m));
+                let is_get_or_create = self.is_get_or_create(value);
                 for (i, elt) in elts.iter().enumerate() {
                     let mut item = match &value.lit {
                         Lit::Seq(items) => items.get(i).cloned().unwrap_or_default(),
@@ -1243,12 +1239,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                         },
                     };
                     if is_get_or_create {
-                        item.range = value.range;
-                        if i == 0 {
-                            item.path = value.path.clone();
-                        } else if i == 1 {
-                            item.flags |= Value::CREATED;
-                        }
+                        get_or_create_item(value, i, &mut item);
                     }
                     self.bind(elt, &item, block);
                 }
@@ -2162,6 +2153,12 @@ impl<'e, 'c> Walker<'e, 'c> {
                         ..Value::default()
                     },
                 };
+                // `Model.objects.get_or_create(...)[1]`: the `created` flag, as unpacked.
+                if let Some(i) = index.as_int().and_then(|i| usize::try_from(i).ok())
+                    && self.is_get_or_create(&base)
+                {
+                    get_or_create_item(&base, i, &mut value);
+                }
                 merge_taint(&mut value.taint, &base.taint);
                 merge_taint(&mut value.taint, &index.taint);
                 // Delivery metadata read by key: arq's `ctx["job_try"]`, Dramatiq's
@@ -2273,7 +2270,11 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             _ => Value::default(),
         };
-        value.range = range;
+        // The `created` flag taken by index (`get_or_create(...)[1]`) stays placed at the
+        // call, as unpacked: guards name the call that wrote the marker by its range.
+        if !(value.flags & Value::CREATED != 0 && expr.is_subscript_expr()) {
+            value.range = range;
+        }
         value
     }
 
@@ -2425,6 +2426,15 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
         (value, object)
+    }
+
+    /// Whether `value` is what a `get_or_create`-like call returns: `(obj, created)`.
+    fn is_get_or_create(&self, value: &Value) -> bool {
+        value
+            .path
+            .as_ref()
+            .and_then(QPath::last_name)
+            .is_some_and(|m| self.ex.catalog.orm.get_or_create_methods.has(m))
     }
 
     /// What a method assigned to `self.<attr>` when `attr` reads it in a method of the same
@@ -3227,6 +3237,17 @@ fn absent_test(test: &Expr) -> Option<&Expr> {
         Expr::Name(_) => Some(tested),
         Expr::Attribute(attr) if attr.value.is_name_expr() => Some(tested),
         _ => None,
+    }
+}
+
+/// Makes `item` item `i` of `(obj, created)`, the result `value` of a `get_or_create`-like
+/// call: the object (typed by the call's path) or the `created` flag, both placed at the call.
+fn get_or_create_item(value: &Value, i: usize, item: &mut Value) {
+    item.range = value.range;
+    if i == 0 {
+        item.path = value.path.clone();
+    } else if i == 1 {
+        item.flags |= Value::CREATED;
     }
 }
 
