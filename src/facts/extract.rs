@@ -884,6 +884,30 @@ impl<'e, 'c> Walker<'e, 'c> {
             if let Some(test) = &clause.test {
                 self.expr(test, branch);
             }
+            // `if x.sent: log(...)` / `else: send(...)`: the `else` runs only while the work is
+            // not done, as if the `if` returned. A field's test there is a done flag only when
+            // the `else` writes the field: `if b.prefers_sms: ... else: send_mail(...)` chooses.
+            if i == 0
+                && clause.test.is_none()
+                && exits(&stmt_if.body).is_none()
+                && let Some(test) = self.guard_test(&stmt_if.test, &test)
+            {
+                let test = match test {
+                    GuardTest::DoneCheck { field: Some(field) } => GuardTest::StateNot {
+                        field,
+                        on_path: true,
+                    },
+                    other => other,
+                };
+                self.push_event(
+                    branch,
+                    EventKind::Guard(Box::new(Guard {
+                        range: stmt_if.range,
+                        test,
+                        exit: Exit::Skip,
+                    })),
+                );
+            }
             self.suite(&clause.body, branch, pending);
         }
     }
