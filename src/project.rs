@@ -2245,10 +2245,36 @@ impl<'a> Project<'a> {
                     .block_kinds(event.block)
                     .all(|kind| matches!(kind, BlockKind::Body | BlockKind::With { .. }))
         });
+        // `if not claim_receipt(order_id): return` in a helper: the claim helper's summary says
+        // whether it is a done-check, as it does for the same guard in a task.
+        let mut helper_guards: Vec<(&QPath, bool)> = Vec::new();
+        for event in function.events() {
+            if let EventKind::Guard(guard) = &event.kind
+                && let GuardTest::Helper { path, negated } = &guard.test
+                && let Some(callee) = self.resolve_function(&self.canonical(path), Some(id))
+            {
+                self.summary_of(callee, done, visiting);
+                if done
+                    .get(&callee)
+                    .or_else(|| self.summaries.get(&callee))
+                    .is_some_and(|s| {
+                        s.returns_done_check || (*negated && s.returns_false_when_done)
+                    })
+                {
+                    helper_guards.push((path, *negated));
+                }
+            }
+        }
+        let guarded_at = |i: usize| {
+            dominating_guards(self, function, i).any(|test| match test {
+                GuardTest::Helper { path, negated } => helper_guards.contains(&(path, *negated)),
+                other => is_done_test(other),
+            })
+        };
         // Whether the event at `i` is repeated by a loop that records no progress per iteration
         // (no write in its body) and no guard precedes it.
         let repeated_by_loop = |i: usize, block: u32| {
-            !guarded_at(self, function, i)
+            !guarded_at(i)
                 && function.in_loop(block).is_some_and(|loop_block| {
                     !function.events().iter().enumerate().any(|(j, other)| {
                         j != i
@@ -2283,7 +2309,7 @@ impl<'a> Project<'a> {
                 Some(CallClass::Effect(_)) => summary.effects.push(Reached {
                     origin: here,
                     next: here,
-                    guarded: guarded_at(self, function, i),
+                    guarded: guarded_at(i),
                     followed_inside: false,
                     looped_inside: repeated_by_loop(i, event.block),
                 }),
@@ -2299,7 +2325,7 @@ impl<'a> Project<'a> {
                     if summary.enqueue.is_none() {
                         summary.enqueue = callee_summary.enqueue;
                     }
-                    let guarded_here = guarded_at(self, function, i);
+                    let guarded_here = guarded_at(i);
                     let looped = repeated_by_loop(i, event.block);
                     for reached in &callee_summary.effects {
                         if summary.effects.len() >= MAX_REACHED {
@@ -2903,10 +2929,6 @@ fn is_done_test(test: &GuardTest) -> bool {
         test,
         GuardTest::Helper { .. } | GuardTest::Precondition | GuardTest::StateNot { .. }
     )
-}
-
-fn guarded_at(project: &Project, function: &Function, index: usize) -> bool {
-    dominating_guards(project, function, index).any(is_done_test)
 }
 
 /// A short label for a call in traces: `send_receipt`, `stripe.PaymentIntent.create`.
