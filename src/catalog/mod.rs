@@ -184,6 +184,11 @@ pub struct KeySpec {
     pub field: Option<String>,
 }
 
+/// The keyword of the request options dict a sink reads `KeySpec::options` from.
+pub const OPTIONS_KEYWORD: &str = "options";
+/// The keyword of the headers dict a sink reads `KeySpec::header` from.
+pub const HEADERS_KEYWORD: &str = "headers";
+
 fn is_idempotency_header(name: &str) -> bool {
     name.to_ascii_lowercase().contains("idempoten")
 }
@@ -382,6 +387,8 @@ pub struct Catalog {
     pub sinks: Vec<Sink>,
     /// Every header a sink takes its key in.
     key_headers: Vec<String>,
+    /// Every keyword a sink takes its key in ([`Catalog::may_carry_key`]).
+    key_carriers: Vec<Sym>,
     effects: PatternSet<usize>,
     pub heuristics: Heuristics,
     nondeterministic: PatternSet<()>,
@@ -1439,9 +1446,30 @@ impl Catalog {
             .collect();
         key_headers.sort_unstable();
         key_headers.dedup();
+        // The keywords a sink's key is passed in: its own keyword, `options=` and `headers=`
+        // when it reads the key there, and the request fields it is a field of.
+        let mut key_carriers: Vec<Sym> = sinks
+            .iter()
+            .filter_map(|sink| sink.key.as_ref())
+            .flat_map(|key| {
+                let options = key.options.as_ref().map(|_| OPTIONS_KEYWORD);
+                let headers = (!key.header.is_empty()).then_some(HEADERS_KEYWORD);
+                key.keyword
+                    .as_deref()
+                    .into_iter()
+                    .chain(key.field.as_deref())
+                    .chain(options)
+                    .chain(headers)
+                    .map(Sym::new)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        key_carriers.sort_unstable();
+        key_carriers.dedup();
         Catalog {
             sinks,
             key_headers,
+            key_carriers,
             effects,
             heuristics: Heuristics {
                 known_libraries: h.known_libraries,
@@ -1802,6 +1830,12 @@ impl Catalog {
     /// `F("x")`: an expression that reads the stored value.
     pub fn is_stored_value(&self, path: &QPath) -> bool {
         self.writes.stored_values.find(path).is_some()
+    }
+
+    /// Whether a keyword argument named `name` may carry an idempotency key to some sink:
+    /// a sink's key keyword, `headers`, `options`, or a name the heuristics take for a key.
+    pub fn may_carry_key(&self, name: &str) -> bool {
+        self.key_carriers.contains(&Sym::new(name)) || self.heuristics.is_key_keyword(name)
     }
 
     /// Whether `name` is a header some sink takes its key in (a helper that returns headers

@@ -1332,9 +1332,11 @@ impl<'e, 'c> Walker<'e, 'c> {
                     return;
                 }
                 if let Expr::Name(name) = &*sub.value {
-                    let key = Sym::new(key.value.to_str());
-                    self.set_entry(name.id.as_str(), Some(key), value);
-                    self.param_changed(name.id.as_str());
+                    let entry = key.value.to_str();
+                    self.set_entry(name.id.as_str(), Some(Sym::new(entry)), value);
+                    if self.ex.catalog.may_carry_key(entry) {
+                        self.param_changed(name.id.as_str());
+                    }
                 }
             }
             _ => {}
@@ -1527,6 +1529,29 @@ impl<'e, 'c> Walker<'e, 'c> {
             .collect();
         for (name, taint) in tainted {
             self.set_attr_taint(target, &name, &taint);
+        }
+    }
+
+    /// Whether `dict.<method>(arguments)` may change an entry that carries a key: one named by
+    /// a literal (`setdefault("timeout", 10)`, `pop("retries")`, `update(timeout=10)`) only
+    /// when a sink takes its key under that name; anything else may.
+    fn may_change_key(&self, method: &str, arguments: &ast::Arguments) -> bool {
+        let catalog = self.ex.catalog;
+        match method {
+            "setdefault" | "pop" => match arguments.args.first() {
+                Some(Expr::StringLiteral(name)) => catalog.may_carry_key(name.value.to_str()),
+                _ => true,
+            },
+            "update" => {
+                !arguments.args.is_empty()
+                    || arguments.keywords.iter().any(|keyword| {
+                        keyword
+                            .arg
+                            .as_ref()
+                            .is_none_or(|name| catalog.may_carry_key(name.as_str()))
+                    })
+            }
+            _ => true,
         }
     }
 
@@ -2530,12 +2555,15 @@ impl<'e, 'c> Walker<'e, 'c> {
                 let method = Sym::new(attr.attr.as_str());
                 let (value, object) = self.attribute_named(attr, block, method);
                 // `kwargs.setdefault("idempotency_key", k)`: a dict's methods that change it.
+                // Entries that carry no key (`kwargs.setdefault("timeout", 10)`) leave the key
+                // to what the caller gives.
                 if let Expr::Name(receiver) = &*attr.value
                     && !self.params.is_empty()
                     && matches!(
                         method.as_str(),
                         "setdefault" | "update" | "pop" | "popitem" | "clear"
                     )
+                    && self.may_change_key(method.as_str(), &call.arguments)
                 {
                     self.param_changed(receiver.id.as_str());
                 }
