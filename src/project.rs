@@ -1821,9 +1821,7 @@ impl<'a> Project<'a> {
                 }
                 KeyStatus::Unknown => self
                     .helper_headers_key(spec, call, caller)
-                    .map_or((KeyStatus::Unknown, None), |(key, helper)| {
-                        (key, Some(helper))
-                    }),
+                    .unwrap_or((KeyStatus::Unknown, None)),
                 status => (status, None),
             },
         };
@@ -1837,21 +1835,28 @@ impl<'a> Project<'a> {
     }
 
     /// The key in the headers a project helper returns (`headers=partner_headers(token)`),
-    /// with the helper it is written in: `Missing` when the helper's dict holds no key header
-    /// and nothing unknown.
+    /// with the helper it is written in (none when it is the caller's, passed in): `Missing`
+    /// when the helper's dict holds no key header and nothing unknown.
     fn helper_headers_key(
         &self,
         spec: &KeySpec,
         call: &CallSite,
         caller: FuncId,
-    ) -> Option<(KeyStatus, FuncId)> {
-        let (helper, headers) = self.returned_headers(call.keyword("headers")?, caller)?;
+    ) -> Option<(KeyStatus, Option<FuncId>)> {
+        let given = call.keyword("headers")?;
+        let (helper, headers) = self.returned_headers(given, caller)?;
         let mut key = header_key(spec, headers).unwrap_or(KeyStatus::Missing);
-        // A parameter of the helper's, not of the function making the call.
-        if let KeyStatus::Present(value) = &mut key {
+        // A parameter of the helper's, not of the function making the call: what it derives
+        // from is what the call's arguments derive from (`carrier_headers(key)` with a key
+        // made of `uuid4()` or `self.request.retries`).
+        if let KeyStatus::Present(value) = &mut key
+            && value.flags & Value::PARAM != 0
+        {
             value.flags &= !Value::PARAM;
+            value.taint.clone_from(&given.taint);
+            return Some((key, None));
         }
-        Some((key, helper))
+        Some((key, Some(helper)))
     }
 
     /// The dict a project helper returns, when `headers` is its result and it returns one
