@@ -2900,7 +2900,8 @@ pub(crate) fn guard_covers(function: &Function, guard_block: u32, target: u32) -
 }
 
 /// Whether a function returns a falsy literal where a done-guard leaves it and `True` past
-/// its guards: `if order.receipt_sent: return False` ... `return True`.
+/// its guards: `if order.receipt_sent: return False` ... `return True`, or the claimed row
+/// (`if loan.reminded: return None` ... `return loan`).
 fn returns_false_when_done(function: &Function) -> bool {
     let done_guards: Vec<TextRange> = function
         .events()
@@ -2916,16 +2917,18 @@ fn returns_false_when_done(function: &Function) -> bool {
         return false;
     }
     let under_guard = |value: &Value| done_guards.iter().any(|g| g.contains_range(value.range));
+    // `True`, or an object of a known type (a row).
+    let truthy = |value: &Value| match value.lit {
+        Lit::Bool(true) => true,
+        Lit::Other => value.path.is_some(),
+        _ => false,
+    };
     let returns = function.returns();
     returns
         .iter()
         .any(|v| matches!(v.lit, Lit::Bool(false) | Lit::None) && under_guard(v))
-        && returns
-            .iter()
-            .any(|v| matches!(v.lit, Lit::Bool(true)) && !under_guard(v))
-        && !returns
-            .iter()
-            .any(|v| matches!(v.lit, Lit::Bool(true)) && under_guard(v))
+        && returns.iter().any(|v| truthy(v) && !under_guard(v))
+        && !returns.iter().any(|v| truthy(v) && under_guard(v))
 }
 
 /// Whether a guard test says the work is done (not a precondition, nor a helper's result).

@@ -1651,11 +1651,21 @@ impl<'e, 'c> Walker<'e, 'c> {
                 })
             }
             Expr::Await(await_expr) => self.guard_test(&await_expr.value, value),
+            // `if row is None or row.sent: return`: the first done-check decides; a test
+            // that may be a helper's answer (`row is None`) only when nothing else is one.
             Expr::BoolOp(bool_op) if bool_op.op == BoolOp::Or => {
-                bool_op.values.iter().find_map(|v| {
+                let mut helper = None;
+                for v in &bool_op.values {
                     let inner = self.pure(v);
-                    self.guard_test(v, &inner)
-                })
+                    match self.guard_test(v, &inner) {
+                        Some(test @ GuardTest::Helper { .. }) => {
+                            helper.get_or_insert(test);
+                        }
+                        Some(test) => return Some(test),
+                        None => {}
+                    }
+                }
+                helper
             }
             Expr::Attribute(attr) => Some(GuardTest::DoneCheck {
                 field: Some(Sym::new(attr.attr.as_str())),
@@ -1699,9 +1709,13 @@ impl<'e, 'c> Walker<'e, 'c> {
                     {
                         return Some(GuardTest::Claim);
                     }
-                    // `if row is None: return` after a query by state.
+                    // `if row is None: return` after a query by state; `if loan is None:
+                    // return` after `loan = claim_reminder(...)`, a helper's answer.
                     if is_none_check {
-                        return self.row_state(name.id.as_str());
+                        return self.row_state(name.id.as_str()).or_else(|| {
+                            let inner = self.pure(left);
+                            self.helper_test(left, &inner, true)
+                        });
                     }
                 }
                 let on_attribute = matches!(
