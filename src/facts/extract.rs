@@ -797,13 +797,11 @@ impl<'e, 'c> Walker<'e, 'c> {
                     }
                 }
                 if let Some(exit) = guard {
-                    self.push_event(
+                    self.push_guard(
                         block,
-                        EventKind::Guard(Box::new(Guard {
-                            range: stmt_match.range,
-                            test: GuardTest::DoneCheck { field: None },
-                            exit,
-                        })),
+                        stmt_match.range,
+                        GuardTest::DoneCheck { field: None },
+                        exit,
                     );
                 }
             }
@@ -839,14 +837,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         if exits(&stmt_if.body).is_none()
             && let Some(test) = self.negated_guard_test(&stmt_if.test, &test)
         {
-            self.push_event(
-                branch,
-                EventKind::Guard(Box::new(Guard {
-                    range: stmt_if.range,
-                    test,
-                    exit: Exit::Skip,
-                })),
-            );
+            self.push_guard(branch, stmt_if.range, test, Exit::Skip);
         }
         let events_before = self.events.len();
         self.suite(&stmt_if.body, branch, pending);
@@ -861,14 +852,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         if let Some(exit) = exits(&stmt_if.body)
             && let Some(test) = self.guard_test(&stmt_if.test, &test)
         {
-            self.push_event(
-                block,
-                EventKind::Guard(Box::new(Guard {
-                    range: stmt_if.range,
-                    test,
-                    exit,
-                })),
-            );
+            self.push_guard(block, stmt_if.range, test, exit);
         }
         for (i, clause) in stmt_if.elif_else_clauses.iter().enumerate() {
             let index = u32::try_from(i + 1).unwrap_or(u32::MAX);
@@ -899,14 +883,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     },
                     other => other,
                 };
-                self.push_event(
-                    branch,
-                    EventKind::Guard(Box::new(Guard {
-                        range: stmt_if.range,
-                        test,
-                        exit: Exit::Skip,
-                    })),
-                );
+                self.push_guard(branch, stmt_if.range, test, Exit::Skip);
             }
             self.suite(&clause.body, branch, pending);
         }
@@ -960,13 +937,11 @@ impl<'e, 'c> Walker<'e, 'c> {
                     _ => None,
                 })
                 .collect();
-            self.push_event(
+            self.push_guard(
                 block,
-                EventKind::Guard(Box::new(Guard {
-                    range: stmt_try.range,
-                    test: GuardTest::Integrity { inserts },
-                    exit,
-                })),
+                stmt_try.range,
+                GuardTest::Integrity { inserts },
+                exit,
             );
         }
         // `else:` runs when the body raised nothing, and outside the handlers' reach: as code
@@ -1553,6 +1528,15 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             _ => true,
         }
+    }
+
+    /// Records a guard in `block`: what follows it there runs only when `test` lets the work
+    /// through, and `exit` says how it leaves otherwise.
+    fn push_guard(&mut self, block: u32, range: TextRange, test: GuardTest, exit: Exit) {
+        self.push_event(
+            block,
+            EventKind::Guard(Box::new(Guard { range, test, exit })),
+        );
     }
 
     /// Notes that a parameter's object is changed in place ([`Walker::changed_params`]).
