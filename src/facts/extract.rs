@@ -1270,8 +1270,14 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::Subscript(sub) => {
                 // `kwargs.setdefault("headers", {})["Idempotency-Key"] = key`: the call runs
                 // (and changes `kwargs`) before the entry is set.
-                if let Expr::Call(_) = &*sub.value {
+                if let Expr::Call(call) = &*sub.value {
                     self.expr(&sub.value, block);
+                    // The entry is set in what `kwargs.setdefault(...)` returned: in `kwargs`.
+                    if let Expr::Attribute(attr) = &*call.func
+                        && let Expr::Name(receiver) = &*attr.value
+                    {
+                        self.param_changed(receiver.id.as_str());
+                    }
                     return;
                 }
                 let Expr::StringLiteral(key) = &*sub.slice else {
@@ -1513,6 +1519,16 @@ impl<'e, 'c> Walker<'e, 'c> {
     fn may_change_key(&self, method: &str, arguments: &ast::Arguments) -> bool {
         let catalog = self.ex.catalog;
         match method {
+            // `setdefault("headers", {"Authorization": ...})`: a default with no key in it
+            // leaves the key to the caller's headers too.
+            "setdefault" if let Some(Expr::Dict(default)) = arguments.args.get(1) => {
+                matches!(arguments.args.first(), Some(Expr::StringLiteral(name))
+                    if catalog.may_carry_key(name.value.to_str()))
+                    && default.items.iter().any(|item| match &item.key {
+                        Some(Expr::StringLiteral(key)) => catalog.is_key_header(key.value.to_str()),
+                        _ => true,
+                    })
+            }
             "setdefault" | "pop" => match arguments.args.first() {
                 Some(Expr::StringLiteral(name)) => catalog.may_carry_key(name.value.to_str()),
                 _ => true,
