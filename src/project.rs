@@ -9,7 +9,10 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use rayon::prelude::*;
 use ruff_text_size::TextRange;
 
-use crate::catalog::{Catalog, EffectKind, Framework, FrameworkSpec, KeySpec, MethodSpec, Sink};
+use crate::catalog::{
+    Catalog, EffectKind, Framework, FrameworkSpec, HEADERS_KEYWORD, KeySpec, MethodSpec,
+    OPTIONS_KEYWORD, Sink,
+};
 use crate::facts::{
     BlockKind, CallSite, Class, EventKind, Exit, Function, FunctionBody, GuardTest, Lit,
     ModuleFacts, Taint, Value,
@@ -462,7 +465,7 @@ impl<'a> Project<'a> {
         // sink: the key in them, or nothing known of them.
         if let Some(spec) = spec {
             let headers = call
-                .keyword("headers")
+                .keyword(HEADERS_KEYWORD)
                 .filter(|h| !spec.header.is_empty() && !h.is_none());
             let entries = [
                 headers.map(|headers| header_entry(spec, headers)),
@@ -1843,7 +1846,7 @@ impl<'a> Project<'a> {
         call: &CallSite,
         caller: FuncId,
     ) -> Option<(KeyStatus, Option<FuncId>)> {
-        let given = call.keyword("headers")?;
+        let given = call.keyword(HEADERS_KEYWORD)?;
         let (helper, headers) = self.returned_headers(given, caller)?;
         let mut key = header_key(spec, headers).unwrap_or(KeyStatus::Missing);
         // A parameter of the helper's, not of the function making the call: what it derives
@@ -3031,11 +3034,11 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
         Some(Entry::Absent) | None => {}
     }
     // Headers passed to the call, or carried by a request object passed to it.
-    let headers = call.keyword("headers").or_else(|| {
+    let headers = call.keyword(HEADERS_KEYWORD).or_else(|| {
         call.args()
             .iter()
             .chain(call.keywords().iter().map(|(_, v)| v))
-            .find_map(|v| v.request()?.keyword("headers"))
+            .find_map(|v| v.request()?.keyword(HEADERS_KEYWORD))
     });
     // `headers=None` sends no headers.
     if !spec.header.is_empty()
@@ -3088,8 +3091,8 @@ fn spread_key(spec: &KeySpec, call: &CallSite) -> Option<Sym> {
 
 /// Whether the call gives `options=` or `headers=` where the sink may also take its key.
 fn key_elsewhere(spec: &KeySpec, call: &CallSite) -> bool {
-    spec.options.is_some() && call.keyword("options").is_some()
-        || !spec.header.is_empty() && call.keyword("headers").is_some()
+    spec.options.is_some() && call.keyword(OPTIONS_KEYWORD).is_some()
+        || !spec.header.is_empty() && call.keyword(HEADERS_KEYWORD).is_some()
 }
 
 /// A key passed as `value`: `None` passes none.
@@ -3127,7 +3130,7 @@ enum Entry<'v> {
 /// The key header in a headers dict.
 fn header_entry<'v>(spec: &KeySpec, headers: &'v Value) -> Entry<'v> {
     let callers = |value: &Value| match value.lit {
-        Lit::CallerKeyword(param, keyword) if keyword == "headers" => Some(param),
+        Lit::CallerKeyword(param, keyword) if keyword == HEADERS_KEYWORD => Some(param),
         _ => None,
     };
     if let Some(param) = callers(headers) {
@@ -3161,7 +3164,7 @@ fn header_entry<'v>(spec: &KeySpec, headers: &'v Value) -> Entry<'v> {
 fn options_entry<'c>(spec: &KeySpec, call: &'c CallSite, positional: bool) -> Option<Entry<'c>> {
     let option = spec.options.as_deref()?;
     let options = call
-        .keyword("options")
+        .keyword(OPTIONS_KEYWORD)
         .or_else(|| call.args().get(1).filter(|_| positional))
         .filter(|options| !options.is_none())?;
     Some(match (options.dict(), options.dict_get(option)) {

@@ -214,14 +214,14 @@ pub fn extends_lock(project: &Project, task: &TaskView, lock: &LockUse) -> bool 
     // A lock a `with` statement of the task holds is released where the block ends: only an
     // extension inside the block can be of it.
     let function = task.function;
-    let held_by = matches!(lock.via, Via::Task)
-        .then(|| {
-            (0..function.blocks().len()).find(|&block| {
-                matches!(&function.blocks()[block].kind, BlockKind::With { items }
+    let held_by = function
+        .blocks()
+        .iter()
+        .position(|block| {
+            matches!(lock.via, Via::Task)
+                && matches!(&block.kind, BlockKind::With { items }
                     if items.iter().any(|item| item.range == lock.call.range))
-            })
         })
-        .flatten()
         .and_then(|block| u32::try_from(block).ok());
     renews_itself(project, lock.call)
         || function.events().iter().any(|event| {
