@@ -123,6 +123,18 @@ pub enum KeyStatus {
     /// `def charge(**kwargs)`): the key is what that function's callers put there, read
     /// where a task reaches the effect ([`crate::rules::EffectAt::key`]); unknown until then.
     Spread(Sym),
+    /// The call gives a parameter of the function making it as the `headers=` or `options=`
+    /// that would carry the key (`def post(path, headers=None)`, then `requests.post(url,
+    /// headers=headers)`): the key is in what that function's callers give for it, read where
+    /// a task reaches the effect; unknown until then.
+    Holder(Box<Value>, Holder),
+}
+
+/// Which of a sink's arguments holds its key in a dict ([`KeyStatus::Holder`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holder {
+    Headers,
+    Options,
 }
 
 /// What a call gives for the key of an effect a wrapper spreads its `**kwargs` into
@@ -133,6 +145,9 @@ pub enum SpreadKey<'c> {
     Missing,
     /// The call spreads a `**kwargs` of its own.
     Spread(Sym),
+    /// It gives a parameter of its own function as the headers or options that hold the key
+    /// (`headers=headers`).
+    Holder(&'c Value, Holder),
     /// It may pass one the facts do not show.
     Unknown,
 }
@@ -444,22 +459,13 @@ impl<'a> Project<'a> {
     /// ([`KeyStatus::Spread`]): the keyword the sink takes its key by, or a key-like keyword
     /// for a heuristic effect. A key inside `options=` or `headers=` is not followed.
     pub fn key_in_spread<'c>(&self, effect: &Effect, call: &'c CallSite) -> SpreadKey<'c> {
-        let spec = effect
-            .sink
-            .and_then(|index| self.catalog.sinks.get(index as usize))
-            .and_then(|sink| sink.key.as_ref());
+        let spec = self.sink_key(effect);
         let is_key = |keyword: &str| match spec {
             Some(spec) => spec.keyword.as_deref() == Some(keyword),
             None => self.catalog.heuristics.is_key_keyword(keyword),
         };
-        let given = |value: &'c Value| match value.lit {
-            Lit::None => SpreadKey::Missing,
-            // A wrapper of a wrapper, passing on its own caller's key.
-            Lit::CallerKeyword(param, _) => SpreadKey::Spread(param),
-            _ => SpreadKey::Given(value),
-        };
         if let Some((_, value)) = call.keywords().iter().find(|(k, _)| is_key(k)) {
-            return given(value);
+            return given_key(value);
         }
         // The `headers=` or `options=` the caller gives, which the wrapper spreads into the
         // sink: the key in them, or nothing known of them.
@@ -468,16 +474,13 @@ impl<'a> Project<'a> {
                 .keyword(HEADERS_KEYWORD)
                 .filter(|h| !spec.header.is_empty() && !h.is_none());
             let entries = [
-                headers.map(|headers| header_entry(spec, headers)),
+                headers.map(|headers| (header_entry(spec, headers), Holder::Headers)),
                 // By keyword only: the caller's positional arguments are the wrapper's.
-                options_entry(spec, call, false),
+                options_entry(spec, call, false).map(|entry| (entry, Holder::Options)),
             ];
-            for entry in entries.into_iter().flatten() {
-                match entry {
-                    Entry::Given(value) => return given(value),
-                    Entry::Unknown => return SpreadKey::Unknown,
-                    Entry::Caller(param) => return SpreadKey::Spread(param),
-                    Entry::Absent => {}
+            for (entry, holder) in entries.into_iter().flatten() {
+                if let Some(key) = entry.given(holder) {
+                    return key;
                 }
             }
         }
@@ -486,6 +489,31 @@ impl<'a> Project<'a> {
             None if call.star_kwargs => SpreadKey::Unknown,
             _ => SpreadKey::Missing,
         }
+    }
+
+    /// The key in the headers or options a caller gives for a parameter the effect's call
+    /// passes on as them ([`KeyStatus::Holder`]): `Missing` for `None`, or a dict that holds
+    /// no key.
+    pub fn key_in_holder<'c>(
+        &self,
+        effect: &Effect,
+        value: &'c Value,
+        holder: Holder,
+    ) -> SpreadKey<'c> {
+        if value.is_none() {
+            return SpreadKey::Missing;
+        }
+        let Some(spec) = self.sink_key(effect) else {
+            return SpreadKey::Unknown;
+        };
+        let entry = match holder {
+            Holder::Headers => header_entry(spec, value),
+            Holder::Options => match options_value_entry(spec, value) {
+                Some(entry) => entry,
+                None => return SpreadKey::Unknown,
+            },
+        };
+        entry.given(holder).unwrap_or(SpreadKey::Missing)
     }
 
     /// A value when it is known before run time: a literal, an expression of literals, or a
@@ -2622,6 +2650,11 @@ impl<'a> Project<'a> {
     }
 
     /// Where a sink takes its key; heuristic effects take `idempotency_key=`.
+    /// Where the effect's catalog sink takes its key; `None` for a heuristic effect.
+    fn sink_key(&self, effect: &Effect) -> Option<&'a KeySpec> {
+        self.catalog.sinks.get(effect.sink? as usize)?.key.as_ref()
+    }
+
     pub fn key_spec(&self, effect: &Effect) -> Option<KeySpec> {
         match effect.sink {
             Some(index) => self.catalog.sinks.get(index as usize)?.key.clone(),
@@ -3031,6 +3064,9 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
     match options_entry(spec, call, true) {
         Some(Entry::Given(value)) => return present(value),
         Some(Entry::Unknown | Entry::Caller(_)) => return KeyStatus::Unknown,
+        Some(Entry::Param(value)) => {
+            return KeyStatus::Holder(Box::new(value.clone()), Holder::Options);
+        }
         Some(Entry::Absent) | None => {}
     }
     // Headers passed to the call, or carried by a request object passed to it.
@@ -3111,6 +3147,7 @@ fn header_key(spec: &KeySpec, headers: &Value) -> Option<KeyStatus> {
         Entry::Given(value) => Some(present(value)),
         Entry::Unknown => Some(KeyStatus::Unknown),
         Entry::Caller(param) => Some(KeyStatus::Spread(param)),
+        Entry::Param(value) => Some(KeyStatus::Holder(Box::new(value.clone()), Holder::Headers)),
         Entry::Absent => None,
     }
 }
@@ -3124,7 +3161,33 @@ enum Entry<'v> {
     /// parameter), with entries that are not the key (`headers = kwargs.pop("headers", {})`,
     /// then `headers["Authorization"] = ...`).
     Caller(Sym),
+    /// A parameter of the function, as its caller gave it (`headers=headers`).
+    Param(&'v Value),
     Absent,
+}
+
+impl<'v> Entry<'v> {
+    /// The key as a caller gives it through this entry of a dict held in `holder`; `None`
+    /// when the dict does not hold it.
+    fn given(self, holder: Holder) -> Option<SpreadKey<'v>> {
+        Some(match self {
+            Entry::Given(value) => given_key(value),
+            Entry::Unknown => SpreadKey::Unknown,
+            Entry::Caller(param) => SpreadKey::Spread(param),
+            Entry::Param(value) => SpreadKey::Holder(value, holder),
+            Entry::Absent => return None,
+        })
+    }
+}
+
+/// A key a caller gives a wrapper: `None` gives none; what a wrapper of a wrapper takes out of
+/// its own `**kwargs` is its caller's.
+fn given_key(value: &Value) -> SpreadKey<'_> {
+    match value.lit {
+        Lit::None => SpreadKey::Missing,
+        Lit::CallerKeyword(param, _) => SpreadKey::Spread(param),
+        _ => SpreadKey::Given(value),
+    }
 }
 
 /// The key header in a headers dict.
@@ -3137,7 +3200,7 @@ fn header_entry<'v>(spec: &KeySpec, headers: &'v Value) -> Entry<'v> {
         return Entry::Caller(param);
     }
     let Some(items) = headers.dict() else {
-        return Entry::Unknown;
+        return param_entry(headers);
     };
     if let Some((_, value)) = items
         .iter()
@@ -3162,16 +3225,31 @@ fn header_entry<'v>(spec: &KeySpec, headers: &'v Value) -> Entry<'v> {
 /// params: `send(params, options)`), when the sink takes it there; `None` when it gives none,
 /// or `options=None`, which gives no options at all.
 fn options_entry<'c>(spec: &KeySpec, call: &'c CallSite, positional: bool) -> Option<Entry<'c>> {
-    let option = spec.options.as_deref()?;
     let options = call
         .keyword(OPTIONS_KEYWORD)
         .or_else(|| call.args().get(1).filter(|_| positional))
         .filter(|options| !options.is_none())?;
+    options_value_entry(spec, options)
+}
+
+/// The key in an options dict; `None` when the sink takes none there.
+fn options_value_entry<'v>(spec: &KeySpec, options: &'v Value) -> Option<Entry<'v>> {
+    let option = spec.options.as_deref()?;
     Some(match (options.dict(), options.dict_get(option)) {
-        (None, _) => Entry::Unknown,
+        (None, _) => param_entry(options),
         (Some(_), Some(value)) => Entry::Given(value),
         (Some(_), None) => Entry::Absent,
     })
+}
+
+/// A headers or options value that is not a dict display: a parameter as the function
+/// received it is its caller's to fill; anything else is unknown.
+fn param_entry(value: &Value) -> Entry<'_> {
+    if value.flags & Value::PARAM != 0 && value.name.is_some() && value.taint.is_empty() {
+        Entry::Param(value)
+    } else {
+        Entry::Unknown
+    }
 }
 
 /// The field in a dict, or in the dicts it holds, or in every item of a sequence of them

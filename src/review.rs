@@ -454,7 +454,7 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding], lang: Lang) -
                             tr!(lang, "step.unguarded"),
                             Some(tr!(lang, "step.repeat_crash", repeat = repeat)),
                         ),
-                        KeyStatus::Unknown | KeyStatus::Spread(_) => {
+                        KeyStatus::Unknown | KeyStatus::Spread(_) | KeyStatus::Holder(..) => {
                             (tr!(lang, "step.key_hidden"), None)
                         }
                     };

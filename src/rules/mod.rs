@@ -10,7 +10,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::facts::{Function, ParamDefault, ParamKind, Value};
 use crate::i18n::{Lang, tr};
 use crate::intern::Sym;
-use crate::project::{Effect, FuncId, Hop, KeyStatus, Project, SpreadKey, Task, TraceHop};
+use crate::project::{Effect, FuncId, Holder, Hop, KeyStatus, Project, SpreadKey, Task, TraceHop};
 
 pub mod config;
 pub mod effects;
@@ -205,6 +205,7 @@ fn passed_in(project: &Project, hops: &[Hop], effect: &Effect) -> Option<(KeySta
     let mut carried = match &effect.key {
         KeyStatus::Present(key) => Carried::Value(key),
         KeyStatus::Spread(param) => Carried::Spread(*param),
+        KeyStatus::Holder(value, holder) => Carried::Holder(value, *holder),
         _ => return None,
     };
     let mut at = hops.len().checked_sub(1)?;
@@ -237,25 +238,45 @@ fn passed_in(project: &Project, hops: &[Hop], effect: &Effect) -> Option<(KeySta
                 match project.key_in_spread(effect, call) {
                     SpreadKey::Given(argument) => carried = Carried::Value(argument),
                     SpreadKey::Spread(outer) => carried = Carried::Spread(outer),
+                    SpreadKey::Holder(value, holder) => carried = Carried::Holder(value, holder),
                     SpreadKey::Missing => return Some((KeyStatus::Missing, caller.func)),
                     SpreadKey::Unknown => break,
                 }
             }
+            Carried::Holder(value, holder) => match argument_for(project, callee, caller, value) {
+                Argument::Given(argument) => {
+                    match project.key_in_holder(effect, argument, holder) {
+                        SpreadKey::Given(key) => carried = Carried::Value(key),
+                        SpreadKey::Spread(outer) => carried = Carried::Spread(outer),
+                        SpreadKey::Holder(value, holder) => {
+                            carried = Carried::Holder(value, holder)
+                        }
+                        SpreadKey::Missing => return Some((KeyStatus::Missing, caller.func)),
+                        SpreadKey::Unknown => break,
+                    }
+                }
+                Argument::Omitted(ParamDefault::None) => {
+                    return Some((KeyStatus::Missing, callee));
+                }
+                Argument::Omitted(_) | Argument::NotAParameter | Argument::Unknown => break,
+            },
         }
         at -= 1;
     }
     match carried {
         Carried::Value(value) => (at + 1 < hops.len())
             .then(|| (KeyStatus::Present(Box::new(value.clone())), hops[at].func)),
-        Carried::Spread(_) => None,
+        Carried::Spread(_) | Carried::Holder(..) => None,
     }
 }
 
-/// What [`passed_in`] follows back: a value, or a spread parameter.
+/// What [`passed_in`] follows back: a value, a spread parameter, or a parameter passed on as
+/// the headers or options that hold the key.
 #[derive(Clone, Copy)]
 enum Carried<'p> {
     Value(&'p Value),
     Spread(Sym),
+    Holder(&'p Value, Holder),
 }
 
 /// What a call gives for the parameter a value in the callee was read from.

@@ -19,7 +19,10 @@ declare_rule! {
     /// it gives (`partner_post("/vouchers", json=...)` around `requests.post(url, **kwargs)`
     /// sends no key header). So does one that takes the key or the headers out of its
     /// `**kwargs` and adds its own entries (`headers = kwargs.pop("headers", {})`, then
-    /// `headers["Authorization"] = ...`; `kwargs.pop("idempotency_key", None)`).
+    /// `headers["Authorization"] = ...`; `kwargs.pop("idempotency_key", None)`). A wrapper that
+    /// passes a parameter of its own on as the headers or options (`def partner_post(path,
+    /// headers=None)`, then `client.post(path, headers=headers)`) sends no key when its caller
+    /// gives none, `None`, or a dict without one.
     ///
     /// ## Why it matters on a second run
     /// The broker delivers at least once: a worker killed before the ack, a visibility timeout,
