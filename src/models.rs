@@ -410,15 +410,11 @@ fn collect(
     let is_root = depth == 0;
     for value in class.attrs.values() {
         let Some(path) = &value.path else { continue };
-        // `objects = EntryManager()`, `objects = EntryQuerySet.as_manager()`.
-        let manager = match path.last_name() {
-            Some("as_manager" | "from_queryset") => QPath(path.0[..path.0.len() - 1].to_vec()),
-            _ => path.clone(),
-        };
+        // `objects = EntryManager()`; `objects = EntryQuerySet.as_manager()` and
+        // `Manager.from_queryset(EntryQuerySet)()` are named `EntryQuerySet()` by the facts.
         let canonical = project
             .canonical(&QPath(
-                manager
-                    .0
+                path.0
                     .iter()
                     .map(|s| crate::path::Seg {
                         name: s.name,

@@ -2743,6 +2743,31 @@ impl<'e, 'c> Walker<'e, 'c> {
             Some(s) => Call::Str(s),
             None => Call::Any,
         };
+        // A Django manager made from a queryset class has the queryset's methods: it is named
+        // as an instance of that class (`EntryQuerySet.as_manager()`,
+        // `Manager.from_queryset(EntryQuerySet)`), so that `Entry.objects.publish()` is found.
+        let mut makes_class = false;
+        match method.as_str() {
+            "as_manager" if args.is_empty() => {
+                if let Some(path) = &mut func.path
+                    && path.0.len() > 1
+                    && path.0.iter().all(|seg| seg.call == Call::No)
+                {
+                    path.0.pop();
+                }
+            }
+            "from_queryset" => {
+                if let Some(queryset) = args.first().and_then(|a| a.path.as_ref())
+                    && !queryset.is_call()
+                {
+                    // It makes the class (`EntryManager = Manager.from_queryset(...)`), called
+                    // where the model names its manager.
+                    func.path = Some(queryset.clone());
+                    makes_class = true;
+                }
+            }
+            _ => {}
+        }
         let path = func.path.take().map(|mut path| {
             match path.0.last_mut() {
                 // `send_invoice = SendInvoiceEmail(...)`, then `send_invoice(invoice)`: the
@@ -2757,6 +2782,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                         call: called,
                     });
                 }
+                Some(last) if makes_class => last.call = Call::No,
                 Some(last) => last.call = called,
                 None => {}
             }
