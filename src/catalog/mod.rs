@@ -182,6 +182,11 @@ pub struct KeySpec {
     pub header: Vec<String>,
     /// A field of a dict or a keyword of a request object anywhere in the arguments.
     pub field: Option<String>,
+    /// Any key-named header counts (`X-Idempotency-Key`, `Idempotence-Key`), not only those
+    /// named: a raw HTTP call's server decides which it reads. Set for sinks of kind `http`;
+    /// an SDK reads the one header it documents.
+    #[serde(skip)]
+    pub any_key_header: bool,
 }
 
 /// The keyword of the request options dict a sink reads `KeySpec::options` from.
@@ -207,10 +212,16 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<
 }
 
 impl KeySpec {
-    /// Whether `name` is a header that carries this sink's key: one the catalog names, or any
-    /// `*Idempotency*` header.
+    /// Whether `name` is a header that carries this sink's key: one the catalog names, or for
+    /// a raw HTTP call any `*Idempotency*` header.
     pub fn is_key_header(&self, name: &str) -> bool {
-        self.header.iter().any(|h| h.eq_ignore_ascii_case(name)) || is_idempotency_header(name)
+        self.header.iter().any(|h| h.eq_ignore_ascii_case(name))
+            || self.any_key_header && is_idempotency_header(name)
+    }
+
+    fn for_kind(mut self, kind: EffectKind) -> Self {
+        self.any_key_header = kind == EffectKind::Http;
+        self
     }
 
     /// How to pass the key, with an example value: for the `help:` line.
@@ -1315,7 +1326,7 @@ impl Catalog {
             sinks.push(Sink {
                 sdk: effect.sdk,
                 kind: effect.kind,
-                key: effect.key,
+                key: effect.key.map(|key| key.for_kind(effect.kind)),
                 random_default: effect.random_default,
                 method: effect.method,
             });
@@ -1331,7 +1342,7 @@ impl Catalog {
                         keyword: Some(keyword),
                         ..KeySpec::default()
                     },
-                    UserKey::Spec(spec) => spec,
+                    UserKey::Spec(spec) => spec.for_kind(user.kind),
                 }),
                 random_default: false,
                 method: None,
