@@ -719,11 +719,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                             ..Value::default()
                         });
                 // `return invoice.sent_at is not None`: a predicate a caller may leave on.
+                // `return rows` / `return bool(rows)` after a claiming update: the count says
+                // whether this run claimed the work.
                 let done_test = ret.value.as_deref().is_some_and(|returned| {
+                    let returned = unbool(returned);
                     matches!(
-                        self.guard_test(unbool(returned), &value),
+                        self.guard_test(returned, &value),
                         Some(GuardTest::DoneCheck { .. } | GuardTest::Claim)
-                    )
+                    ) || self.pure(returned).flags & Value::CLAIM != 0
                 });
                 value.flags = if done_test { Value::DONE_TEST } else { 0 };
                 self.returns.push(value);
@@ -1939,6 +1942,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                     None
                 }
             }
+            // `if claimed > 0:`, `if Trip.objects.filter(pk=pk, mailed=False).update(...) == 1:`:
+            // the body runs only in the run that claimed the work.
+            Expr::Compare(compare)
+                if claimed_count(compare)
+                    && self.pure(unwalrus(&compare.left)).flags & Value::CLAIM != 0 =>
+            {
+                Some(GuardTest::Claim)
+            }
             Expr::Compare(compare)
                 if compare
                     .ops
@@ -1957,6 +1968,8 @@ impl<'e, 'c> Walker<'e, 'c> {
                 field: Sym::new(attr.attr.as_str()),
                 on_path: true,
             }),
+            // `if Trip.objects.filter(pk=pk, mailed=False).update(mailed=True):`, `if claimed:`.
+            _ if value.flags & Value::CLAIM != 0 => Some(GuardTest::Claim),
             _ => self
                 .marker_test(test, value)
                 // `if claim_receipt(order_id): send(...)`.
@@ -3233,6 +3246,21 @@ fn unbool(expr: &Expr) -> &Expr {
         }
         _ => expr,
     }
+}
+
+/// `count > 0`, `count >= 1`, `count == 1`, `count != 0`: true when a conditional update
+/// changed a row.
+fn claimed_count(compare: &ast::ExprCompare) -> bool {
+    let ([op], [Expr::NumberLiteral(number)]) = (&*compare.ops, &*compare.comparators) else {
+        return false;
+    };
+    let ast::Number::Int(int) = &number.value else {
+        return false;
+    };
+    matches!(
+        (op, int.as_u8()),
+        (CmpOp::Gt | CmpOp::NotEq, Some(0)) | (CmpOp::GtE | CmpOp::Eq, Some(1))
+    )
 }
 
 /// How a suite leaves: its last statement returns, raises or continues.
