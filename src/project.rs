@@ -2486,6 +2486,18 @@ impl<'a> Project<'a> {
 
     /// Whether the event at `index` of `id` is preceded by a done-guard on every path,
     /// including guards that call a project helper returning a done-check.
+    /// Whether the function releases set-if-absent keys (in a `finally`): then the keys it
+    /// takes (`if not cache.add(k, 1): return`) are locks, held while it runs, not markers of
+    /// work done.
+    pub fn releases_keys(&self, function: &Function) -> bool {
+        function.events().iter().any(|event| {
+            matches!(&event.kind, EventKind::Call(call) if self.catalog.lock_release.releases(call))
+                && function
+                    .block_kinds(event.block)
+                    .any(|k| matches!(k, BlockKind::Finally))
+        })
+    }
+
     pub fn is_guarded(&self, id: FuncId, index: usize) -> bool {
         let Some(function) = self.function(id) else {
             return false;
@@ -2810,10 +2822,12 @@ pub fn dominating_guards<'f>(
             let EventKind::Guard(guard) = &event.kind else {
                 return None;
             };
-            let is_guard = !matches!(
-                guard.test,
-                GuardTest::Precondition | GuardTest::StateNot { .. }
-            );
+            let is_guard = match guard.test {
+                GuardTest::Precondition | GuardTest::StateNot { .. } => false,
+                // A key released when the function ends is a lock: the next run takes it again.
+                GuardTest::NotMarker { .. } => !project.releases_keys(function),
+                _ => true,
+            };
             (is_guard && guard_covers(function, event.block, target.block)).then_some(&guard.test)
         });
     // `try: Marker.objects.create(...); work() except IntegrityError: return`: the insert

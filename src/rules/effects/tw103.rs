@@ -174,16 +174,16 @@ fn claimed_before(project: &Project, hop: Hop) -> bool {
             // A guard that writes its own state: a claiming update (`if not claimed: return`),
             // `if not cache.add(k): return`, `if not created: return`. The redelivery stops at
             // it; that the marker may be lost with the work is TW303's finding, not this one.
-            if matches!(
-                test.test,
+            let self_writing = match test.test {
                 GuardTest::Claim
-                    | GuardTest::NotMarker { .. }
-                    | GuardTest::NotCreated {
-                        compound: false,
-                        ..
-                    }
-            ) && crate::project::guard_covers(function, guard.block, target)
-            {
+                | GuardTest::NotCreated {
+                    compound: false, ..
+                } => true,
+                // Unless it is a lock's key, released when the function ends.
+                GuardTest::NotMarker { .. } => !project.releases_keys(function),
+                _ => false,
+            };
+            if self_writing && crate::project::guard_covers(function, guard.block, target) {
                 return true;
             }
             // In the guard's transaction when it has one, else anywhere on the way.

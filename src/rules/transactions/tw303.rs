@@ -68,9 +68,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 };
                 (marker, true)
             }
-            GuardTest::NotMarker { marker } if !releases_keys(project, function) => {
-                (*marker, false)
-            }
+            GuardTest::NotMarker { marker } if !project.releases_keys(function) => (*marker, false),
             _ => continue,
         };
         let Some(marker_index) = call_index_at(function, marker) else {
@@ -114,16 +112,6 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let help = tr!(lang, "tw303.help");
         checker.report(&RULE, task.id.file, marker, message, help);
     }
-}
-
-/// Whether the function releases set-if-absent keys (in a `finally`): then they are locks.
-fn releases_keys(project: &Project, function: &crate::facts::Function) -> bool {
-    function.events().iter().any(|event| {
-        matches!(&event.kind, EventKind::Call(call) if project.catalog.lock_release.releases(call))
-            && function
-                .block_kinds(event.block)
-                .any(|k| matches!(k, crate::facts::BlockKind::Finally))
-    })
 }
 
 fn call_index_at(function: &crate::facts::Function, range: TextRange) -> Option<usize> {
