@@ -2334,6 +2334,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                 Value::default()
             }
             Expr::Starred(starred) => self.expr(&starred.value, block),
+            // A generator's steps run as its caller iterates it (`list(send_each(...))`).
+            Expr::Yield(ast::ExprYield {
+                value: Some(value), ..
+            })
+            | Expr::YieldFrom(ast::ExprYieldFrom { value, .. }) => {
+                self.expr(value, block);
+                Value::default()
+            }
             Expr::Compare(compare) => {
                 let mut value = self.expr(&compare.left, block);
                 value.path = None;
