@@ -321,6 +321,9 @@ struct Walker<'e, 'c> {
     /// Parameters changed in place (`kwargs["key"] = k`, `kwargs.setdefault(...)`): spreading
     /// one no longer passes on only what the caller gave ([`CallSite::spreads`]).
     changed_params: Vec<Sym>,
+    /// Locals a nested function rebinds (`nonlocal key`): what they hold depends on when it
+    /// runs, so they hold nothing known.
+    rebound: Vec<Sym>,
     /// The function's `**kwargs` parameter: what a caller gives by keyword beyond the others.
     kwarg: Option<Sym>,
 }
@@ -367,6 +370,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             stored_reads: Vec::new(),
             attr_taints: Vec::new(),
             changed_params: Vec::new(),
+            rebound: Vec::new(),
             kwarg: None,
         }
     }
@@ -971,6 +975,18 @@ impl<'e, 'c> Walker<'e, 'c> {
             .iter()
             .map(|d| self.decorator(&d.expression))
             .collect();
+        // A nested function that rebinds locals of this one (`nonlocal key`) may change them
+        // whenever it is called.
+        if !self.is_module {
+            for stmt in &def.body {
+                if let Stmt::Nonlocal(nonlocal) = stmt {
+                    for name in &nonlocal.names {
+                        self.rebound.push(Sym::new(name.as_str()));
+                        self.set_local(name.as_str(), Value::default());
+                    }
+                }
+            }
+        }
         // A nested function is called by its name in the enclosing one: the name stands for it.
         if !self.is_module {
             let path = cached_path(&mut self.ex.dotted_paths, &function.qualname);
@@ -1568,6 +1584,9 @@ impl<'e, 'c> Walker<'e, 'c> {
 
     fn set_local(&mut self, name: &str, mut value: Value) {
         value.name = None;
+        if !self.rebound.is_empty() && self.rebound.contains(&Sym::new(name)) {
+            value = Value::default();
+        }
         if self.import_fallback && self.ex.imports.contains_key(&Sym::new(name)) {
             return;
         }
