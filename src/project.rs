@@ -235,6 +235,12 @@ pub struct Summary {
     /// done-guard leaves, `return True` otherwise (`claim_receipt`): `if not helper(...):
     /// return` in a caller is a done-guard.
     pub returns_false_when_done: bool,
+    /// For a claim helper ([`Summary::returns_false_when_done`]) whose claim is a marker it
+    /// writes (`try: with atomic(): Processed.objects.create(...)` / `except IntegrityError:
+    /// return False`, `get_or_create` and `if not created`, `cache.add`): the marker call, and
+    /// whether it is a database row (else a cache key). Committed when the helper returns,
+    /// before whatever work its caller does after asking it.
+    pub claim_marker: Option<(TextRange, bool)>,
     /// Whether the function raises when the work is done (`if order.sent: raise AlreadySent`)
     /// on its way through: called as a statement, it is a guard.
     pub raises_when_done: bool,
@@ -2274,6 +2280,9 @@ impl<'a> Project<'a> {
             return summary;
         }
         summary.returns_false_when_done = returns_false_when_done(function);
+        if summary.returns_false_when_done {
+            summary.claim_marker = self.claim_marker(function);
+        }
         summary.raises_when_done = function.events().iter().any(|event| {
             matches!(&event.kind, EventKind::Guard(guard)
                 if guard.exit == Exit::Raise && is_done_test(&guard.test))
@@ -2495,6 +2504,31 @@ impl<'a> Project<'a> {
                 && function
                     .block_kinds(event.block)
                     .any(|k| matches!(k, BlockKind::Finally))
+        })
+    }
+
+    /// The marker a claim helper leaves on (`return False`): [`Summary::claim_marker`].
+    fn claim_marker(&self, function: &Function) -> Option<(TextRange, bool)> {
+        function.events().iter().find_map(|event| {
+            let EventKind::Guard(guard) = &event.kind else {
+                return None;
+            };
+            if guard.exit != Exit::Return {
+                return None;
+            }
+            match &guard.test {
+                GuardTest::NotCreated {
+                    marker,
+                    compound: false,
+                } => Some((*marker, true)),
+                GuardTest::Integrity { inserts } => {
+                    Some((self.integrity_marker(function, inserts)?, true))
+                }
+                GuardTest::NotMarker { marker } if !self.releases_keys(function) => {
+                    Some((*marker, false))
+                }
+                _ => None,
+            }
         })
     }
 

@@ -2,7 +2,7 @@ use ruff_text_size::TextRange;
 
 use crate::facts::{EventKind, GuardTest};
 use crate::i18n::tr;
-use crate::project::{FUNCTION_TRANSACTION, Project};
+use crate::project::{FUNCTION_TRANSACTION, FuncId, Project};
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
@@ -10,7 +10,9 @@ declare_rule! {
     /// Reports a de-duplication marker committed **before** the work it protects: a row created
     /// in its own `transaction.atomic()` block and guarded by `except IntegrityError: return`,
     /// `get_or_create` followed by `if not created: return`, or `cache.add`/`redis.set(nx=True)`
-    /// followed by an early return — when the work is not inside the marker's transaction.
+    /// followed by an early return — when the work is not inside the marker's transaction. A
+    /// claim helper that writes the marker and answers whether this run is the first
+    /// (`if not first_delivery(event_id): return`, then the work) is reported at its marker.
     ///
     /// ## Why it matters on a second run
     /// If the work fails after the marker is committed — an exception, a timeout, a worker
@@ -57,24 +59,18 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let EventKind::Guard(guard) = &event.kind else {
             continue;
         };
-        let (marker, transactional) = match &guard.test {
-            GuardTest::NotCreated {
-                marker,
-                compound: false,
-            } => (*marker, true),
-            GuardTest::Integrity { inserts } => {
-                let Some(marker) = project.integrity_marker(function, inserts) else {
-                    continue;
-                };
-                (marker, true)
-            }
-            GuardTest::NotMarker { marker } if !project.releases_keys(function) => (*marker, false),
-            _ => continue,
-        };
-        let Some(marker_index) = call_index_at(function, marker) else {
+        let Some(marker) = marker_of(project, task, &guard.test) else {
             continue;
         };
-        let marker_block = function.events()[marker_index].block;
+        // Where the marker is written in the task: at the marker call, or at the call of the
+        // claim helper that writes it (the guard's test).
+        let marker_block = match marker.helper {
+            None => match call_index_at(function, marker.range) {
+                Some(index) => function.events()[index].block,
+                None => continue,
+            },
+            Some(_) => event.block,
+        };
         // The work: what the guard protects, after it.
         let work: Vec<usize> = (guard_index + 1..function.events().len())
             .filter(|&i| is_work(project, task, i))
@@ -82,7 +78,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let Some(&first_work) = work.first() else {
             continue;
         };
-        if transactional {
+        if marker.transactional {
             // The outermost transaction around the marker; the work must be inside it too.
             let txs = project.transactions_around(task.id, marker_block);
             if let Some(&outer) = txs.last()
@@ -94,24 +90,81 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 continue;
             }
         }
-        let (row, _) =
-            project.files[task.id.file as usize].location(work_range(function, first_work).start());
+        let file = &project.files[task.id.file as usize];
+        let (row, _) = file.location(work_range(function, first_work).start());
         let lang = checker.lang;
-        let committed = lang.text(if transactional {
+        let committed = lang.text(if marker.transactional {
             "tw303.committed"
         } else {
             "tw303.cached"
         });
-        let message = tr!(
-            lang,
-            "tw303.message",
-            committed = committed,
-            line = row,
-            task = task.name()
-        );
+        let (marker_file, message) = match marker.helper {
+            None => (
+                task.id.file,
+                tr!(
+                    lang,
+                    "tw303.message",
+                    committed = committed,
+                    line = row,
+                    task = task.name()
+                ),
+            ),
+            Some(helper) => (
+                helper.file,
+                tr!(
+                    lang,
+                    "tw303.message_helper",
+                    committed = committed,
+                    helper = project.function(helper).map_or("", |f| f.name()),
+                    task = task.name(),
+                    line = row,
+                    file = file.display
+                ),
+            ),
+        };
         let help = tr!(lang, "tw303.help");
-        checker.report(&RULE, task.id.file, marker, message, help);
+        checker.report(&RULE, marker_file, marker.range, message, help);
     }
+}
+
+/// A marker a guard leaves on: written by the task itself, or by the claim helper the guard
+/// asks (`if not first_delivery(event_id): return`).
+struct Marker {
+    range: TextRange,
+    /// A database row (committed with its transaction), else a cache key (written at once).
+    transactional: bool,
+    /// The claim helper the marker is written in.
+    helper: Option<FuncId>,
+}
+
+fn marker_of(project: &Project, task: &TaskView, test: &GuardTest) -> Option<Marker> {
+    let function = task.function;
+    let (range, transactional) = match test {
+        GuardTest::NotCreated {
+            marker,
+            compound: false,
+        } => (*marker, true),
+        GuardTest::Integrity { inserts } => (project.integrity_marker(function, inserts)?, true),
+        GuardTest::NotMarker { marker } if !project.releases_keys(function) => (*marker, false),
+        GuardTest::Helper {
+            path,
+            negated: true,
+        } => {
+            let helper = project.resolve_function(&project.canonical(path), Some(task.id))?;
+            let (range, transactional) = project.summary(helper)?.claim_marker?;
+            return Some(Marker {
+                range,
+                transactional,
+                helper: Some(helper),
+            });
+        }
+        _ => return None,
+    };
+    Some(Marker {
+        range,
+        transactional,
+        helper: None,
+    })
 }
 
 fn call_index_at(function: &crate::facts::Function, range: TextRange) -> Option<usize> {
