@@ -694,6 +694,7 @@ struct RawWrites {
     sql_text: Vec<String>,
     sql_text_filled: Vec<String>,
     idempotent_insert: Vec<String>,
+    column_updates: Vec<String>,
     bulk_idempotent: Vec<String>,
 }
 
@@ -710,10 +711,17 @@ pub struct Writes {
     sql_text: PatternSet<()>,
     sql_text_filled: PatternSet<()>,
     pub idempotent_insert: Vec<String>,
+    column_updates: Vec<Sym>,
     pub bulk_idempotent: Vec<String>,
 }
 
 impl Writes {
+    /// Whether `method` sets the columns of an SQL `UPDATE` statement
+    /// (`update(Product).values(...)`): the column names are its keywords.
+    pub fn is_column_update(&self, method: Sym) -> bool {
+        self.column_updates.contains(&method)
+    }
+
     pub fn is_counter(&self, path: &QPath, call: &CallSite) -> bool {
         if self.counters.find(path).is_some() {
             return true;
@@ -1570,6 +1578,12 @@ impl Catalog {
                 sql_text: pattern_set(&raw.writes.sql_text),
                 sql_text_filled: pattern_set(&raw.writes.sql_text_filled),
                 idempotent_insert: raw.writes.idempotent_insert,
+                column_updates: raw
+                    .writes
+                    .column_updates
+                    .iter()
+                    .map(|m| Sym::new(m))
+                    .collect(),
                 bulk_idempotent: raw.writes.bulk_idempotent,
             },
             transactions: Transactions {

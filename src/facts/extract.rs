@@ -2652,6 +2652,12 @@ impl<'e, 'c> Walker<'e, 'c> {
                     {
                         value.flags &= !Value::ACCUMULATES;
                     }
+                    // `values(stock=Product.stock + qty)`: the column read back into itself.
+                    if self.ex.catalog.writes.is_column_update(method)
+                        && adds_to_column(&keyword.value, arg.as_str())
+                    {
+                        value.flags |= Value::ACCUMULATES;
+                    }
                     let arg = Sym::new(arg.as_str());
                     if self.ex.catalog.is_factory_keyword(arg) {
                         self.factory_taint(&keyword.value, &mut value);
@@ -2765,6 +2771,8 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::Attribute(attr) => {
                 !matches!(&*attr.value, Expr::Name(n) if Some(n.id.as_str()) == self.self_name.as_deref())
                     && self.ex.catalog.is_pure_call(false, method)
+                    // A dict's `values()` is pure; a statement's `values(n=T.n + 1)` is not.
+                    && !keywords.iter().any(|(_, v)| v.flags & Value::ACCUMULATES != 0)
             }
             _ => false,
         };
@@ -3273,6 +3281,18 @@ fn unbool(expr: &Expr) -> &Expr {
         }
         _ => expr,
     }
+}
+
+/// `Product.stock + qty`, `qty + Product.stock`, `Event.seats - 1`: a sum or difference with
+/// the column `column` of a table or model.
+fn adds_to_column(value: &Expr, column: &str) -> bool {
+    let Expr::BinOp(bin) = value else {
+        return false;
+    };
+    let is_column =
+        |operand: &Expr| matches!(operand, Expr::Attribute(attr) if attr.attr.as_str() == column);
+    matches!(bin.op, Operator::Add | Operator::Sub)
+        && (is_column(&bin.left) || bin.op == Operator::Add && is_column(&bin.right))
 }
 
 /// `count > 0`, `count >= 1`, `count == 1`, `count != 0`: true when a conditional update

@@ -4,14 +4,15 @@ use rustc_hash::FxHashSet as HashSet;
 
 use crate::facts::{CallSite, EventKind, Function, Lit, Value};
 use crate::i18n::tr;
+use crate::path::{Call, QPath};
 use crate::project::{CallClass, FuncId};
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
     /// ## What it does
     /// Reports, in a task and without a done-guard before it, a write that accumulates when it
-    /// is repeated: `F("x") + n` in `update()`, `obj.x += n` (or `obj.x = obj.x + n`) followed
-    /// by `save()`,
+    /// is repeated: `F("x") + n` in `update()` (SQLAlchemy: `update(T).values(x=T.x + n)`),
+    /// `obj.x += n` (or `obj.x = obj.x + n`) followed by `save()`,
     /// `Model.objects.create(...)` where no unique constraint covers the given fields,
     /// `bulk_create` without `ignore_conflicts`/`update_conflicts`, Redis
     /// `incr`/`hincrby`/`lpush`/`rpush`/`xadd`, `cache.incr`, a raw SQL `INSERT` without
@@ -194,6 +195,14 @@ fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Optio
         // `filter(pk=pk, seq__lt=n).update(balance=F("balance") + x, seq=n)`: its own guard.
         // An `F()` sum says the receiver is a queryset, through a manager or not (a manager's
         // own method: `self.filter(pk=pk).update(...)`).
+        // `update(Product).where(...).values(stock=Product.stock + qty)`.
+        _ if writes.is_column_update(call.method) && built_on_update(path, vocabulary) => {
+            let (field, _) = call
+                .keywords()
+                .iter()
+                .find(|(_, v)| v.flags & Value::ACCUMULATES != 0)?;
+            Some(tr!(lang, "tw305.column", field = field))
+        }
         _ if vocabulary.update_methods.has(method) && !call.claims => {
             let (field, _) = call
                 .keywords()
@@ -368,6 +377,16 @@ fn sql_table(sql: &str, verb: Verb) -> Option<&str> {
         .unwrap_or_default()
         .trim_matches(|c| matches!(c, '"' | '`' | '[' | ']' | ';'));
     (!table.is_empty()).then_some(table)
+}
+
+/// Whether a statement method is called on what an `update` call built
+/// (`update(Product).where(...)`, `table.update()`).
+fn built_on_update(path: &QPath, orm: &crate::catalog::Orm) -> bool {
+    path.segs().split_last().is_some_and(|(_, before)| {
+        before
+            .iter()
+            .any(|seg| seg.call != Call::No && orm.update_methods.has(seg.name.as_str()))
+    })
 }
 
 #[cfg(test)]
