@@ -1583,7 +1583,11 @@ impl<'e, 'c> Walker<'e, 'c> {
     }
 
     fn set_local(&mut self, name: &str, mut value: Value) {
-        value.name = None;
+        // A parameter as received keeps its name under another (`member = member_id`): it is
+        // still what the caller passed for it.
+        if value.flags & Value::PARAM == 0 {
+            value.name = None;
+        }
         if !self.rebound.is_empty() && self.rebound.contains(&Sym::new(name)) {
             value = Value::default();
         }
@@ -2458,7 +2462,9 @@ impl<'e, 'c> Walker<'e, 'c> {
                 ..Value::default()
             }
         };
-        value.name = Some(sym);
+        if value.flags & Value::PARAM == 0 || value.name.is_none() {
+            value.name = Some(sym);
+        }
         value
     }
 

@@ -199,7 +199,13 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         };
         let mut shown = method.to_string();
         let changed = if spec.retry_method.as_deref() == Some(method) {
-            changed_arguments(call.keyword("args"), call.keyword("kwargs"), &params, lang)
+            // `retry(args=None, kwargs=None, exc=None, ...)`: by keyword or by position.
+            changed_arguments(
+                call.keyword("args").or_else(|| call.args().first()),
+                call.keyword("kwargs").or_else(|| call.args().get(1)),
+                &params,
+                lang,
+            )
         } else if !in_handler {
             None
         } else if listed(&spec.options_methods) {
