@@ -251,7 +251,13 @@ impl Models {
 
     /// Models deleted by the calls of one body (`Model.objects.filter(...).delete()`,
     /// `session.query(Model).delete()`), added to `deleted`.
-    fn deletions_in(&self, project: &Project, body: &FunctionBody, deleted: &mut Vec<usize>) {
+    fn deletions_in(
+        &self,
+        project: &Project,
+        body: &FunctionBody,
+        own_model: Option<usize>,
+        deleted: &mut Vec<usize>,
+    ) {
         let mut queried: Vec<usize> = Vec::new();
         for event in &body.events {
             let EventKind::Call(call) = &event.kind else {
@@ -277,6 +283,13 @@ impl Models {
             }
             if let Some(model) = self.model_of_manager_call(project, path) {
                 deleted.push(model);
+            } else if let Some(model) = own_model
+                && path.0.len() > 2
+                && path.0[0].name == "self"
+                && project.catalog.orm.manager_at(path) == Some(1)
+            {
+                // `cls.objects.filter(...).delete()` in a class method of the model.
+                deleted.push(model);
             } else if let Some(model) = first_model {
                 deleted.push(model);
             } else if path.contains("query") {
@@ -296,10 +309,18 @@ impl Models {
             .par_iter()
             .flat_map_iter(|file| {
                 let mut deleted = Vec::new();
-                let functions = file.facts.as_ref().map_or(&[][..], |f| &f.functions[..]);
-                for function in functions {
+                let Some(facts) = &file.facts else {
+                    return deleted;
+                };
+                for function in &facts.functions {
                     if function.calls_named(|name| project.catalog.orm.delete_methods.has(&name)) {
-                        function.peek(|body| self.deletions_in(project, body, &mut deleted));
+                        let own_model = function
+                            .class()
+                            .and_then(|c| facts.classes.get(c))
+                            .and_then(|class| self.index(&class.qualname));
+                        function.peek(|body| {
+                            self.deletions_in(project, body, own_model, &mut deleted);
+                        });
                     }
                 }
                 deleted
