@@ -607,6 +607,8 @@ pub struct Orm {
     pub key_fields: Names,
     pub write_methods: Names,
     pub queryset_methods: Names,
+    pub as_manager_methods: Names,
+    pub from_queryset_methods: Names,
     pub related_manager_writes: Names,
 }
 

@@ -2801,26 +2801,22 @@ impl<'e, 'c> Walker<'e, 'c> {
         // as an instance of that class (`EntryQuerySet.as_manager()`,
         // `Manager.from_queryset(EntryQuerySet)`), so that `Entry.objects.publish()` is found.
         let mut makes_class = false;
-        match method.as_str() {
-            "as_manager" if args.is_empty() => {
-                if let Some(path) = &mut func.path
-                    && path.0.len() > 1
-                    && path.0.iter().all(|seg| seg.call == Call::No)
-                {
-                    path.0.pop();
-                }
+        let orm = &self.ex.catalog.orm;
+        if orm.as_manager_methods.has(method.as_str()) && args.is_empty() {
+            if let Some(path) = &mut func.path
+                && path.0.len() > 1
+                && path.0.iter().all(|seg| seg.call == Call::No)
+            {
+                path.0.pop();
             }
-            "from_queryset" => {
-                if let Some(queryset) = args.first().and_then(|a| a.path.as_ref())
-                    && !queryset.is_call()
-                {
-                    // It makes the class (`EntryManager = Manager.from_queryset(...)`), called
-                    // where the model names its manager.
-                    func.path = Some(queryset.clone());
-                    makes_class = true;
-                }
-            }
-            _ => {}
+        } else if orm.from_queryset_methods.has(method.as_str())
+            && let Some(queryset) = args.first().and_then(|a| a.path.as_ref())
+            && !queryset.is_call()
+        {
+            // It makes the class (`EntryManager = Manager.from_queryset(...)`), called where
+            // the model names its manager.
+            func.path = Some(queryset.clone());
+            makes_class = true;
         }
         let path = func.path.take().map(|mut path| {
             match path.0.last_mut() {
