@@ -1374,8 +1374,9 @@ impl<'e, 'c> Walker<'e, 'c> {
         adds_nothing.then(|| Lit::CallerKeyword(kwarg, Sym::new(keyword.value.to_str())))
     }
 
-    /// `headers.update({"Idempotency-Key": key})`, `headers.update(other)`: the entries join
-    /// a dict the function holds (Python's `dict.update`).
+    /// `headers.update({"Idempotency-Key": key})`, `headers.update(other)`,
+    /// `headers.setdefault("Idempotency-Key", key)`: the entries join a dict the function holds
+    /// (Python's `dict.update`, `dict.setdefault`).
     fn dict_update(&mut self, expr: &Expr) {
         let Expr::Call(call) = expr else { return };
         let Expr::Attribute(attr) = &*call.func else {
@@ -1384,7 +1385,22 @@ impl<'e, 'c> Walker<'e, 'c> {
         let Expr::Name(local) = &*attr.value else {
             return;
         };
-        if attr.attr.as_str() != "update" || self.is_module {
+        if self.is_module {
+            return;
+        }
+        // `headers.setdefault("Idempotency-Key", key)`: the entry, unless the dict has it.
+        if attr.attr.as_str() == "setdefault" {
+            if let [Expr::StringLiteral(name), value] = &call.arguments.args[..] {
+                let key = Sym::new(name.value.to_str());
+                let held = self.locals.get(&Sym::new(local.id.as_str()));
+                if held.is_some_and(|held| held.dict_get(key.as_str()).is_none()) {
+                    let value = self.pure(value);
+                    self.set_entry(local.id.as_str(), Some(key), &value);
+                }
+            }
+            return;
+        }
+        if attr.attr.as_str() != "update" {
             return;
         }
         // Read again only for a dict held, or a display that may set a key header on
