@@ -2298,6 +2298,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             Expr::BoolOp(bool_op) => {
                 let mut value = Value::default();
+                let mut parameter = None;
                 for (i, v) in bool_op.values.iter().enumerate() {
                     let inner = self.expr(v, block);
                     merge_taint(&mut value.taint, &inner.taint);
@@ -2308,6 +2309,9 @@ impl<'e, 'c> Walker<'e, 'c> {
                     if i == 0 && matches!(inner.lit, Lit::CallerKeyword(..)) {
                         value.lit = inner.lit;
                     }
+                    if i == 0 && inner.flags & Value::PARAM != 0 && inner.taint.is_empty() {
+                        parameter = inner.name;
+                    }
                 }
                 let adds_nothing = |v: &Expr| match v {
                     Expr::Dict(dict) => dict.items.is_empty(),
@@ -2316,6 +2320,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                 };
                 if bool_op.op != BoolOp::Or || !bool_op.values.iter().skip(1).all(adds_nothing) {
                     value.lit = Lit::Other;
+                } else if let Some(name) = parameter {
+                    // `headers or {}`: the parameter as the caller gave it, or nothing.
+                    value.flags |= Value::PARAM;
+                    value.name = Some(name);
                 }
                 value
             }
