@@ -2509,27 +2509,34 @@ impl<'a> Project<'a> {
 
     /// The marker a claim helper leaves on (`return False`): [`Summary::claim_marker`].
     fn claim_marker(&self, function: &Function) -> Option<(TextRange, bool)> {
-        function.events().iter().find_map(|event| {
-            let EventKind::Guard(guard) = &event.kind else {
-                return None;
-            };
-            if guard.exit != Exit::Return {
-                return None;
-            }
-            match &guard.test {
-                GuardTest::NotCreated {
-                    marker,
-                    compound: false,
-                } => Some((*marker, true)),
-                GuardTest::Integrity { inserts } => {
-                    Some((self.integrity_marker(function, inserts)?, true))
-                }
-                GuardTest::NotMarker { marker } if !self.releases_keys(function) => {
-                    Some((*marker, false))
+        function
+            .events()
+            .iter()
+            .find_map(|event| match &event.kind {
+                EventKind::Guard(guard) if guard.exit == Exit::Return => {
+                    self.guard_marker(function, &guard.test)
                 }
                 _ => None,
+            })
+    }
+
+    /// The de-duplication marker a guard of `function` tests, when it writes one: the marker
+    /// call, and whether it is a database row (`if not created`, `except IntegrityError`)
+    /// rather than a cache key (`if not cache.add(...)`, not a lock's key).
+    pub fn guard_marker(&self, function: &Function, test: &GuardTest) -> Option<(TextRange, bool)> {
+        match test {
+            GuardTest::NotCreated {
+                marker,
+                compound: false,
+            } => Some((*marker, true)),
+            GuardTest::Integrity { inserts } => {
+                Some((self.integrity_marker(function, inserts)?, true))
             }
-        })
+            GuardTest::NotMarker { marker } if !self.releases_keys(function) => {
+                Some((*marker, false))
+            }
+            _ => None,
+        }
     }
 
     pub fn is_guarded(&self, id: FuncId, index: usize) -> bool {

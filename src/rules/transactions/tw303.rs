@@ -138,28 +138,20 @@ struct Marker {
 }
 
 fn marker_of(project: &Project, task: &TaskView, test: &GuardTest) -> Option<Marker> {
-    let function = task.function;
-    let (range, transactional) = match test {
-        GuardTest::NotCreated {
-            marker,
-            compound: false,
-        } => (*marker, true),
-        GuardTest::Integrity { inserts } => (project.integrity_marker(function, inserts)?, true),
-        GuardTest::NotMarker { marker } if !project.releases_keys(function) => (*marker, false),
-        GuardTest::Helper {
-            path,
-            negated: true,
-        } => {
-            let helper = project.resolve_function(&project.canonical(path), Some(task.id))?;
-            let (range, transactional) = project.summary(helper)?.claim_marker?;
-            return Some(Marker {
-                range,
-                transactional,
-                helper: Some(helper),
-            });
-        }
-        _ => return None,
-    };
+    if let GuardTest::Helper {
+        path,
+        negated: true,
+    } = test
+    {
+        let helper = project.resolve_function(&project.canonical(path), Some(task.id))?;
+        let (range, transactional) = project.summary(helper)?.claim_marker?;
+        return Some(Marker {
+            range,
+            transactional,
+            helper: Some(helper),
+        });
+    }
+    let (range, transactional) = project.guard_marker(task.function, test)?;
     Some(Marker {
         range,
         transactional,
