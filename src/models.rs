@@ -327,6 +327,14 @@ impl Models {
             })
             .collect();
         self.deleted.extend(deleted);
+        for file in project.files {
+            let Some(facts) = &file.facts else { continue };
+            for path in &facts.deleted_models {
+                if let Some(model) = self.index(&project.canonical(path).dotted()) {
+                    self.deleted.insert(model);
+                }
+            }
+        }
         for (i, model) in self.list.iter().enumerate() {
             if tables.contains(&model.table) {
                 self.deleted.insert(i);

@@ -53,6 +53,7 @@ pub fn extract(
         self_attrs: HashMap::default(),
         functions: Vec::new(),
         deleted_tables: Vec::new(),
+        deleted_models: Vec::new(),
         dotted_paths: HashMap::default(),
         module_paths: HashMap::default(),
         spare: FunctionBody::default(),
@@ -100,6 +101,7 @@ pub fn extract(
         classes: ex.classes,
         functions: ex.functions,
         deleted_tables: ex.deleted_tables,
+        deleted_models: ex.deleted_models,
     };
     facts.drop_unread_arguments(catalog);
     facts.shrink();
@@ -150,6 +152,7 @@ struct Extractor<'c> {
     self_attrs: HashMap<usize, HashMap<String, Value>>,
     functions: Vec<Function>,
     deleted_tables: Vec<String>,
+    deleted_models: Vec<QPath>,
     /// Paths of imported names by their dotted target, built once per module.
     dotted_paths: HashMap<String, QPath>,
     /// Paths of the module's own top-level names (`module.name`), built once per module.
@@ -2107,9 +2110,21 @@ impl<'e, 'c> Walker<'e, 'c> {
                 {
                     value.lit = Lit::Prefix((&**start).into());
                 }
+                let mut before = String::new();
                 for (i, element) in fstring.value.elements().enumerate() {
-                    if let InterpolatedStringElement::Interpolation(interp) = element {
+                    if let InterpolatedStringElement::Literal(text) = element {
+                        if before.len() < MAX_STRING {
+                            before.push_str(text);
+                        }
+                    } else if let InterpolatedStringElement::Interpolation(interp) = element {
                         let inner = self.expr(&interp.expression, block);
+                        // `f"DELETE FROM {Model._meta.db_table} ..."`: the model's rows.
+                        if ends_with_delete_from(&before)
+                            && let Some(model) = inner.path.as_ref().and_then(table_owner)
+                        {
+                            self.ex.deleted_models.push(model);
+                        }
+                        before.clear();
                         // `f"{REDIS_URL}/0"` with the module's constant URL: its start.
                         if i == 0
                             && let Lit::Str(start) | Lit::Prefix(start) = &inner.lit
@@ -2143,6 +2158,13 @@ impl<'e, 'c> Walker<'e, 'c> {
                 {
                     // `"redis://" + host`: only the start is known, and kept for a URL's
                     // scheme; `"\n" + line`, `"%s" % x`: a text.
+                    // `"DELETE FROM %s" % Model._meta.db_table`: the model's rows.
+                    if bin.op == Operator::Mod
+                        && ends_with_delete_from(a.split("%s").next().unwrap_or_default())
+                        && let Some(model) = right.path.as_ref().and_then(table_owner)
+                    {
+                        self.ex.deleted_models.push(model);
+                    }
                     let start = if bin.op == Operator::Add && is_url_start(a) {
                         a.clone()
                     } else {
@@ -3201,6 +3223,44 @@ fn deleted_table(text: &str) -> Option<String> {
     (!table.is_empty()).then_some(table)
 }
 
+/// Whether SQL text ends `DELETE FROM` (and an opening quote), so that what follows names the
+/// table.
+fn ends_with_delete_from(text: &str) -> bool {
+    let text = text.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '"' | '`' | '['));
+    let Some(start) = text.len().checked_sub("from".len()) else {
+        return false;
+    };
+    if !text
+        .get(start..)
+        .is_some_and(|w| w.eq_ignore_ascii_case("from"))
+    {
+        return false;
+    }
+    let text = text[..start].trim_end();
+    let Some(start) = text.len().checked_sub("delete".len()) else {
+        return false;
+    };
+    text.get(start..)
+        .is_some_and(|w| w.eq_ignore_ascii_case("delete"))
+        && !text[..start]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// The model whose table an expression names: `Model._meta.db_table` (Django),
+/// `Model.__tablename__` or `Model.__table__.name` (SQLAlchemy).
+fn table_owner(path: &QPath) -> Option<QPath> {
+    let names: Vec<&str> = path.segs().iter().map(|seg| seg.name.as_str()).collect();
+    let owner = match names.as_slice() {
+        [.., "_meta", "db_table"] | [.., "__table__", "name" | "fullname"] => names.len() - 2,
+        [.., "__tablename__"] => names.len() - 1,
+        _ => return None,
+    };
+    (owner > 0 && path.segs()[..owner].iter().all(|seg| seg.call == Call::No))
+        .then(|| QPath(path.segs()[..owner].to_vec()))
+}
+
 /// Whether a method is decorated `@staticmethod`: it has no `self`.
 fn is_static_method(def: &ast::StmtFunctionDef) -> bool {
     def.decorator_list
@@ -3668,7 +3728,35 @@ fn unwalrus(mut expr: &Expr) -> &Expr {
 
 #[cfg(test)]
 mod tests {
-    use super::deleted_table;
+    use super::{deleted_table, ends_with_delete_from, table_owner};
+    use crate::path::QPath;
+
+    #[test]
+    fn delete_from_is_read_before_an_interpolated_table() {
+        assert!(ends_with_delete_from("DELETE FROM "));
+        assert!(ends_with_delete_from("  delete\n from \""));
+        assert!(ends_with_delete_from("DeLeTe FrOm ["));
+        assert!(!ends_with_delete_from("SELECT * FROM "));
+        assert!(!ends_with_delete_from("undelete from "));
+        assert!(!ends_with_delete_from("from "));
+        assert!(!ends_with_delete_from(""));
+    }
+
+    #[test]
+    fn tables_named_through_a_model_give_the_model() {
+        let owner = |dotted: &str| table_owner(&QPath::from_dotted(dotted)).map(|p| p.dotted());
+        assert_eq!(
+            owner("shop.models.Order._meta.db_table").as_deref(),
+            Some("shop.models.Order")
+        );
+        assert_eq!(owner("db.Event.__tablename__").as_deref(), Some("db.Event"));
+        assert_eq!(
+            owner("db.Event.__table__.name").as_deref(),
+            Some("db.Event")
+        );
+        assert_eq!(owner("shop.models.Order._meta.verbose_name"), None);
+        assert_eq!(owner("_meta.db_table"), None);
+    }
 
     #[test]
     fn deleted_tables_are_read_from_sql_in_any_case() {

@@ -330,6 +330,8 @@ pub struct ModuleFacts {
     pub functions: Vec<Function>,
     /// Tables named by `DELETE FROM <table>` in the module's string literals, lower-case.
     pub deleted_tables: Vec<String>,
+    /// Models whose table a `DELETE FROM` names through the model (`Model._meta.db_table`).
+    pub deleted_models: Vec<QPath>,
 }
 
 /// A module's imports: local binding → qualified name, both interned, sorted by binding. Modules
