@@ -599,6 +599,8 @@ pub struct Orm {
     pub refresh_methods: Names,
     pub create_methods: Names,
     pub get_or_create_methods: Names,
+    /// Per get-or-create method, the keyword it writes only when it creates the row.
+    pub creation_only_keywords: HashMap<String, String>,
     pub update_methods: Names,
     pub bulk_create_methods: Names,
     pub insert_methods: Names,

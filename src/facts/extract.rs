@@ -2949,7 +2949,16 @@ impl<'e, 'c> Walker<'e, 'c> {
             for arg in &args {
                 merge_taint(&mut value.taint, &arg.taint);
             }
-            for (_, kw) in &keywords {
+            // `get_or_create(..., defaults={"key": uuid4().hex})`: the defaults are stored
+            // once, by the run that creates the row; every later run reads them back.
+            let creation_only = path
+                .as_ref()
+                .filter(|p| orm.through_manager(p))
+                .and_then(|_| orm.creation_only_keywords.get(method.as_str()));
+            for (name, kw) in &keywords {
+                if creation_only.is_some_and(|only| name.as_str() == only) {
+                    continue;
+                }
                 merge_taint(&mut value.taint, &kw.taint);
             }
         }

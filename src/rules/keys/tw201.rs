@@ -21,7 +21,9 @@ declare_rule! {
     /// at the source call (in the helper when a helper makes the key). A value that only
     /// selects rows (`Invoice.objects.filter(due_at__lt=timezone.now())`) is not in them: a
     /// key made from a selected row's fields is stable; a row created with a random value
-    /// holds it. A key made only when none is stored (`if not order.payment_key:`) and stored
+    /// holds it, unless it is `get_or_create`'s `defaults` (`update_or_create`'s
+    /// `create_defaults`), which only the run that creates the row writes and later runs read
+    /// back. A key made only when none is stored (`if not order.payment_key:`) and stored
     /// in the same branch, before anything uses it, is made once and read back by every later
     /// run: not reported; one stored only after the call is.
     ///
