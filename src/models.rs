@@ -8,7 +8,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use ruff_text_size::TextRange;
 
 use crate::facts::{Class, EventKind, FunctionBody, Lit, Value};
-use crate::path::QPath;
+use crate::path::{Call, QPath, Seg};
 use crate::project::Project;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +38,9 @@ pub struct Model {
     pub targets: Vec<(String, String)>,
     /// Qualified names of the project's manager and queryset classes this model uses.
     pub managers: Vec<String>,
+    /// Attributes holding a manager under a name the catalog does not list
+    /// (`active = ActiveManager()`, `lifecycle = ExpiredQuerySet.as_manager()`).
+    pub manager_names: Vec<String>,
 }
 
 /// A relation seen from its target: `order.payments` is the `order` field of `OrderPayment`.
@@ -97,6 +100,8 @@ pub struct Models {
     by_name: HashMap<String, Vec<usize>>,
     /// Names of methods that project models define.
     model_methods: HashSet<&'static str>,
+    /// The models' custom manager attributes ([`Model::manager_names`]), all together.
+    manager_names: HashSet<String>,
 }
 
 impl Models {
@@ -160,6 +165,9 @@ impl Models {
                     .or_default()
                     .push((index, r));
             }
+            models
+                .manager_names
+                .extend(model.manager_names.iter().cloned());
             models.by_qualname.insert(model.qualname.clone(), index);
             models
                 .by_name
@@ -219,7 +227,17 @@ impl Models {
                 });
                 at + 1
             }
-            None => 0,
+            // `Entry.lifecycle.filter(...)`: a manager the model names itself.
+            None => match self.custom_manager_at(project, segs) {
+                Some((at, model)) => {
+                    target = Some(ManagerTarget {
+                        model,
+                        implicit: None,
+                    });
+                    at + 1
+                }
+                None => 0,
+            },
         };
         // Attributes after that (not queryset calls) follow relations: `.payments`, `.lines`.
         for seg in &segs[start..last] {
@@ -247,6 +265,29 @@ impl Models {
             });
         }
         target
+    }
+
+    /// The position of a custom manager attribute in a path (`Entry.lifecycle.filter`: 1),
+    /// with its model: the attribute is one the model holds a manager in.
+    fn custom_manager_at(&self, project: &Project, segs: &[Seg]) -> Option<(usize, usize)> {
+        if self.manager_names.is_empty() {
+            return None;
+        }
+        let at = segs.iter().enumerate().skip(1).position(|(i, seg)| {
+            seg.call == Call::No
+                && i + 1 < segs.len()
+                && self.manager_names.contains(seg.name.as_str())
+        })? + 1;
+        if segs[..at].iter().any(|seg| seg.call != Call::No) {
+            return None;
+        }
+        let model = project.canonical(&QPath(segs[..at].to_vec())).into_owned();
+        let index = self.index(&model.dotted())?;
+        self.list[index]
+            .manager_names
+            .iter()
+            .any(|name| name == segs[at].name.as_str())
+            .then_some((at, index))
     }
 
     /// Models deleted by the calls of one body (`Model.objects.filter(...).delete()`,
@@ -412,12 +453,19 @@ fn build_model(project: &Project, file: u32, module: &str, class: &Class, orm: O
         reverse: Vec::new(),
         targets: Vec::new(),
         managers: Vec::new(),
+        manager_names: Vec::new(),
     };
     collect(project, class, &mut model, 0, true, Shadowed::default());
     if model.table.is_empty() {
         model.table = default_table(module, &class.name, class, project);
     }
     model
+}
+
+/// Whether the catalog names managers `name` (`objects`): such calls are found without the
+/// model.
+fn spec_managers_has(project: &Project, name: &str) -> bool {
+    project.catalog.orm.managers.iter().any(|m| m == name)
 }
 
 /// Fields and constraints of a class and its model bases (abstract or not). `inherits_meta`:
@@ -437,8 +485,20 @@ fn collect(
     }
     let spec = &project.catalog.models;
     let is_root = depth == 0;
-    for value in class.attrs.values() {
+    for (name, value) in &class.attrs {
         let Some(path) = &value.path else { continue };
+        // `active = ActiveManager()`, `lifecycle = ExpiredQuerySet.as_manager()` (named
+        // `ExpiredQuerySet()` by the facts), `objects = models.Manager()`.
+        let makes_manager = path.is_call()
+            && path.last_name().is_some_and(|class| {
+                ["Manager", "QuerySet", "Queryset"]
+                    .iter()
+                    .any(|kind| class.ends_with(kind))
+            });
+        if makes_manager && !spec_managers_has(project, name) && !model.manager_names.contains(name)
+        {
+            model.manager_names.push(name.clone());
+        }
         // `objects = EntryManager()`; `objects = EntryQuerySet.as_manager()` and
         // `Manager.from_queryset(EntryQuerySet)()` are named `EntryQuerySet()` by the facts.
         let canonical = project

@@ -85,11 +85,24 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             .map(|f| format!("`{f}`"))
             .collect::<Vec<_>>()
             .join(", ");
+        // The manager as written (`Subscriber.active`); a related manager's rows are the
+        // model's, named through its default manager.
+        let manager = match target.implicit {
+            None => path
+                .segs()
+                .iter()
+                .rev()
+                .nth(1)
+                .filter(|seg| seg.call == crate::path::Call::No)
+                .map_or("objects", |seg| seg.name.as_str()),
+            Some(_) => "objects",
+        };
         let lang = checker.lang;
         let message = tr!(
             lang,
             "tw304.message",
             model = model.name,
+            manager = manager,
             method = call.method.as_str(),
             fields = listed,
             task = task.name()
