@@ -782,7 +782,13 @@ impl<'e, 'c> Walker<'e, 'c> {
                 self.expr(&stmt_match.subject, block);
                 self.next_if += 1;
                 let if_id = self.next_if;
-                let mut guard = None;
+                let mut guarded = false;
+                // `case _:` (or a bare capture) last, unguarded: one of the cases always runs,
+                // as with an `if` that has an `else`.
+                let exhaustive = stmt_match.cases.last().is_some_and(|case| {
+                    case.guard.is_none()
+                        && matches!(&case.pattern, ast::Pattern::MatchAs(m) if m.pattern.is_none())
+                });
                 for (index, case) in stmt_match.cases.iter().enumerate() {
                     let branch = self.push_block(
                         block,
@@ -790,29 +796,29 @@ impl<'e, 'c> Walker<'e, 'c> {
                             if_id,
                             index: u32::try_from(index).unwrap_or(u32::MAX),
                             leaves: leaves(&case.body),
-                            exhaustive: false,
+                            exhaustive,
                         },
                     );
                     self.suite(&case.body, branch, pending);
-                    // `match x.status: case "sent": return` is `if x.status == "sent": return`.
-                    if guard.is_none()
+                    // `match x.status: case "sent": return` is `if x.status == "sent": return`:
+                    // it guards what follows, the later cases included.
+                    if !guarded
                         && case.guard.is_none()
                         && is_value_pattern(&case.pattern)
                         && matches!(
                             &*stmt_match.subject,
                             Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)
                         )
+                        && let Some(exit) = exits(&case.body)
                     {
-                        guard = exits(&case.body);
+                        guarded = true;
+                        self.push_guard(
+                            block,
+                            stmt_match.range,
+                            GuardTest::DoneCheck { field: None },
+                            exit,
+                        );
                     }
-                }
-                if let Some(exit) = guard {
-                    self.push_guard(
-                        block,
-                        stmt_match.range,
-                        GuardTest::DoneCheck { field: None },
-                        exit,
-                    );
                 }
             }
             Stmt::FunctionDef(def) => self.function_def(def, pending),
