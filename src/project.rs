@@ -1772,7 +1772,7 @@ impl<'a> Project<'a> {
                 deferred_to_commit: self.base_defers_to_commit(task),
             });
         }
-        // Calling a Huey task enqueues it.
+        // Calling a Huey task enqueues it (djhuey's `on_commit_task` when the commit comes).
         if let Some(id) = self.resolve_function(canonical, Some(caller))
             && let Some(task) = self.task(id)
             && self
@@ -1780,9 +1780,14 @@ impl<'a> Project<'a> {
                 .framework(task.framework)
                 .is_some_and(|spec| spec.call_enqueues)
         {
-            return Some(CallClass::Enqueue {
-                deferred_to_commit: false,
+            let deferred_to_commit = self.function(id).is_some_and(|function| {
+                function.decorators.iter().any(|decorator| {
+                    decorator.path.as_ref().is_some_and(|path| {
+                        self.catalog.is_on_commit_decorator(&self.canonical(path))
+                    })
+                })
             });
+            return Some(CallClass::Enqueue { deferred_to_commit });
         }
         // Celery's enqueue methods on a task the project does not define still enqueue; not a
         // project method of that name (`flight.delay(minutes)` on a model).

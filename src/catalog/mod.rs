@@ -420,6 +420,8 @@ pub struct Catalog {
     /// The methods of the frameworks' app classes ([`Catalog::type_by_api`]), as symbols.
     api_methods: rustc_hash::FxHashSet<Sym>,
     decorators: PatternSet<Framework>,
+    /// Task decorators whose task, called, enqueues at the commit (`on_commit_task`).
+    on_commit_decorators: PatternSet<()>,
     task_classes: PatternSet<Framework>,
     enqueue_functions: PatternSet<()>,
     /// Calls whose result enqueues when called (`chord(header)(callback)`).
@@ -1264,6 +1266,10 @@ struct RawFramework {
     retry_method: Option<String>,
     #[serde(default)]
     context_first: bool,
+    /// Decorators (among `decorators`) whose task, called, enqueues only when the transaction
+    /// commits (djhuey's `on_commit_task`).
+    #[serde(default)]
+    on_commit_decorators: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -1390,6 +1396,7 @@ impl Catalog {
         }
         let mut decorators = PatternSet::default();
         let mut task_classes = PatternSet::default();
+        let mut on_commit_decorators = PatternSet::default();
         let mut frameworks = Vec::new();
         for fw in raw.framework {
             for pattern in &fw.decorators {
@@ -1397,6 +1404,9 @@ impl Catalog {
             }
             for pattern in &fw.task_classes {
                 task_classes.insert(pattern, fw.name);
+            }
+            for pattern in &fw.on_commit_decorators {
+                on_commit_decorators.insert(pattern, ());
             }
             frameworks.push(FrameworkSpec {
                 framework: fw.name,
@@ -1526,6 +1536,7 @@ impl Catalog {
                 .collect(),
             frameworks,
             decorators,
+            on_commit_decorators,
             task_classes,
             enqueue_functions,
             enqueue_called,
@@ -1931,6 +1942,12 @@ impl Catalog {
 
     pub fn task_decorator(&self, path: &QPath) -> Option<Framework> {
         self.decorators.find(path)
+    }
+
+    /// Whether a task decorator makes a task that a call enqueues only when the transaction
+    /// commits (djhuey's `on_commit_task`).
+    pub fn is_on_commit_decorator(&self, path: &QPath) -> bool {
+        self.on_commit_decorators.find(path).is_some()
     }
 
     pub fn task_class(&self, path: &QPath) -> Option<Framework> {

@@ -12,7 +12,8 @@ declare_rule! {
     /// frameworks' enqueues the catalog names: arq's `enqueue_job`, Taskiq's `.kiq()`,
     /// Procrastinate's `.defer()`, Django tasks' `.enqueue()`, django-q's `async_task`. A
     /// project method of an enqueue method's name (`flight.delay(minutes)` on a model) is not
-    /// an enqueue.
+    /// an enqueue; neither is an enqueue that waits for the commit itself (`delay_on_commit`,
+    /// a task of djhuey's `@on_commit_task`).
     ///
     /// ## Why it matters on a second run
     /// The message reaches the broker before the commit. A worker can pick it up at once and
