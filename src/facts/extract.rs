@@ -19,7 +19,7 @@ use super::{
     DictItem, Dropped, Event, EventKind, Exit, Function, FunctionBody, Guard, GuardTest, Lit,
     ModuleFacts, Param, ParamDefault, ParamKind, SmallMap, Taint, Value,
 };
-use crate::catalog::{Binder, CallRole, Catalog, Orm};
+use crate::catalog::{Binder, CallRole, Catalog, HEADERS_KEYWORD, Orm};
 use crate::path::{Call, QPath, Seg, Sym, dotted_join};
 
 /// Taint lists are capped: a key depends on a handful of sources, not hundreds.
@@ -327,6 +327,10 @@ struct Walker<'e, 'c> {
     /// Locals a nested function rebinds (`nonlocal key`): what they hold depends on when it
     /// runs, so they hold nothing known.
     rebound: Vec<Sym>,
+    /// Locals holding an HTTP client or session whose default headers carry a key header
+    /// (`httpx.Client(headers={"Idempotency-Key": k})`, `session.headers.update({...})`):
+    /// every request made through it sends them. (local, headers dict); few per function.
+    client_headers: Vec<(Sym, Value)>,
     /// The function's `**kwargs` parameter: what a caller gives by keyword beyond the others.
     kwarg: Option<Sym>,
 }
@@ -374,6 +378,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             attr_taints: Vec::new(),
             changed_params: Vec::new(),
             rebound: Vec::new(),
+            client_headers: Vec::new(),
             kwarg: None,
         }
     }
@@ -610,6 +615,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             Stmt::Expr(expr) => {
                 self.expr(&expr.value, block);
                 self.dict_update(&expr.value);
+                self.request_add_header(&expr.value);
             }
             // A lambda bound to a name in a function stays a deferred block of that function
             // (its effects are reported where they are written).
@@ -637,6 +643,9 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
                 for target in &assign.targets {
                     self.bind(target, &value, block);
+                }
+                if let [Expr::Name(target)] = &assign.targets[..] {
+                    self.note_client_headers(target.id.as_str(), &assign.value);
                 }
                 // `wallet.balance = wallet.balance + amount`: `+=` spelled out.
                 if let [target @ Expr::Attribute(_)] = &assign.targets[..]
@@ -771,6 +780,9 @@ impl<'e, 'c> Walker<'e, 'c> {
                     let value = self.expr(&item.context_expr, block);
                     if let Some(target) = &item.optional_vars {
                         self.bind(target, &value, block);
+                        if let Expr::Name(target) = &**target {
+                            self.note_client_headers(target.id.as_str(), &item.context_expr);
+                        }
                     }
                     items.push(value);
                 }
@@ -1317,6 +1329,16 @@ impl<'e, 'c> Walker<'e, 'c> {
                     }
                     return;
                 };
+                // `session.headers["Idempotency-Key"] = key`: a client's default header.
+                if let Expr::Attribute(attr) = &*sub.value
+                    && attr.attr.as_str() == HEADERS_KEYWORD
+                    && let Expr::Name(client) = &*attr.value
+                    && !self.is_module
+                {
+                    let entry = (Some(Sym::new(key.value.to_str())), value.clone());
+                    self.add_client_headers(client.id.as_str(), vec![entry]);
+                    return;
+                }
                 // `app.conf.broker_transport_options["visibility_timeout"] = 7200`: an entry of
                 // a setting (only on a `conf`, so that no other object's writes change).
                 if let Expr::Attribute(attr) = &*sub.value
@@ -1391,12 +1413,29 @@ impl<'e, 'c> Walker<'e, 'c> {
         let Expr::Attribute(attr) = &*call.func else {
             return;
         };
-        let Expr::Name(local) = &*attr.value else {
-            return;
-        };
         if self.is_module {
             return;
         }
+        // `session.headers.update({"Idempotency-Key": key})`: a client's default headers.
+        if let Expr::Attribute(headers) = &*attr.value
+            && headers.attr.as_str() == HEADERS_KEYWORD
+            && let Expr::Name(client) = &*headers.value
+        {
+            let entries: Vec<DictItem> = match (attr.attr.as_str(), &call.arguments.args[..]) {
+                ("update", [other @ Expr::Dict(_)]) => {
+                    self.pure(other).dict().unwrap_or_default().to_vec()
+                }
+                ("setdefault", [Expr::StringLiteral(name), value]) => {
+                    vec![(Some(Sym::new(name.value.to_str())), self.pure(value))]
+                }
+                _ => return,
+            };
+            self.add_client_headers(client.id.as_str(), entries);
+            return;
+        }
+        let Expr::Name(local) = &*attr.value else {
+            return;
+        };
         // `headers.setdefault("Idempotency-Key", key)`: the entry, unless the dict has it.
         if attr.attr.as_str() == "setdefault" {
             if let [Expr::StringLiteral(name), value] = &call.arguments.args[..] {
@@ -1433,6 +1472,114 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
         for (key, value) in entries {
             self.set_entry(local.id.as_str(), key, &value);
+        }
+    }
+
+    /// `client = httpx.Client(headers={"Idempotency-Key": key})`, also as `with ... as client`:
+    /// the headers every request through `client` sends, when they carry a key header.
+    fn note_client_headers(&mut self, local: &str, value: &Expr) {
+        if self.is_module {
+            return;
+        }
+        let value = match value {
+            Expr::Await(awaited) => &*awaited.value,
+            other => other,
+        };
+        let Expr::Call(call) = value else { return };
+        let Some(headers) = call.arguments.keywords.iter().find(|k| {
+            k.arg
+                .as_ref()
+                .is_some_and(|a| a.as_str() == HEADERS_KEYWORD)
+        }) else {
+            return;
+        };
+        let headers = self.pure(&headers.value);
+        if let Some(entries) = headers.dict() {
+            let entries = entries.to_vec();
+            self.add_client_headers(local, entries);
+        }
+    }
+
+    /// Adds entries to the default headers of the client in `local`, kept while one of them
+    /// is a key header.
+    fn add_client_headers(&mut self, local: &str, entries: Vec<DictItem>) {
+        let catalog = self.ex.catalog;
+        let sym = Sym::new(local);
+        match self.client_headers.iter_mut().find(|(var, _)| *var == sym) {
+            Some((
+                _,
+                Value {
+                    lit: Lit::Dict(items),
+                    ..
+                },
+            )) => {
+                for (key, value) in entries {
+                    match items.iter_mut().find(|(k, _)| key.is_some() && *k == key) {
+                        Some(entry) => entry.1 = value,
+                        None => items.push((key, value)),
+                    }
+                }
+            }
+            Some(_) => {}
+            None => {
+                let carries_key = entries
+                    .iter()
+                    .any(|(k, _)| k.is_some_and(|k| catalog.is_key_header(&k)));
+                if carries_key {
+                    let headers = Value {
+                        lit: Lit::Dict(entries),
+                        ..Value::default()
+                    };
+                    self.client_headers.push((sym, headers));
+                }
+            }
+        }
+    }
+
+    /// `req.add_header("Idempotency-Key", key)` on a request object (`urllib.request.Request`):
+    /// the header joins the request's `headers`.
+    fn request_add_header(&mut self, expr: &Expr) {
+        let Expr::Call(call) = expr else { return };
+        let Expr::Attribute(attr) = &*call.func else {
+            return;
+        };
+        let Expr::Name(local) = &*attr.value else {
+            return;
+        };
+        if self.is_module || !matches!(attr.attr.as_str(), "add_header" | "add_unredirected_header")
+        {
+            return;
+        }
+        let [Expr::StringLiteral(name), value] = &call.arguments.args[..] else {
+            return;
+        };
+        let entry = (Some(Sym::new(name.value.to_str())), self.pure(value));
+        let Some(held) = self.locals.get_mut(&Sym::new(local.id.as_str())) else {
+            return;
+        };
+        if held.flags & Value::REQUEST == 0 {
+            return;
+        }
+        let Some(request) = held.call.as_deref_mut() else {
+            return;
+        };
+        let headers = Sym::new(HEADERS_KEYWORD);
+        match request.keywords.iter_mut().find(|(k, _)| *k == headers) {
+            Some((
+                _,
+                Value {
+                    lit: Lit::Dict(items),
+                    ..
+                },
+            )) => items.push(entry),
+            Some(_) => {}
+            None => request.keywords.push((
+                headers,
+                Value {
+                    lit: Lit::Dict(vec![entry]),
+                    ..Value::default()
+                },
+            )),
         }
     }
 
@@ -1622,6 +1769,10 @@ impl<'e, 'c> Walker<'e, 'c> {
         if !self.attr_taints.is_empty() {
             let sym = Sym::new(name);
             self.attr_taints.retain(|(var, _, _)| *var != sym);
+        }
+        if !self.client_headers.is_empty() {
+            let sym = Sym::new(name);
+            self.client_headers.retain(|(var, _)| *var != sym);
         }
         if self.is_module {
             self.ex.module_vars.insert(name.to_string(), value);
@@ -2696,7 +2847,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             args.push(self.expr(arg, block));
         }
-        let mut keywords = Vec::with_capacity(call.arguments.keywords.len());
+        let mut keywords: Vec<(Sym, Value)> = Vec::with_capacity(call.arguments.keywords.len());
         let mut star_kwargs = false;
         let mut spreads = None;
         let mut spread_count = 0;
@@ -2748,6 +2899,35 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
         if spread_count != 1 {
             spreads = None;
+        }
+        // `client.post(...)` on a client made with key headers: they go with the request,
+        // under the headers the call gives (which win).
+        if !self.client_headers.is_empty()
+            && let Expr::Attribute(attr) = &*call.func
+            && let Expr::Name(receiver) = &*attr.value
+            && let Some((_, defaults)) = self
+                .client_headers
+                .iter()
+                .find(|(var, _)| *var == Sym::new(receiver.id.as_str()))
+        {
+            let headers = Sym::new(HEADERS_KEYWORD);
+            match keywords.iter_mut().find(|(k, _)| *k == headers) {
+                None if !star_kwargs => keywords.push((headers, defaults.clone())),
+                Some((_, given)) if given.dict().is_some() => {
+                    let mut merged = defaults.clone();
+                    if let (Lit::Dict(items), Some(own)) = (&mut merged.lit, given.dict()) {
+                        for (key, value) in own {
+                            match items.iter_mut().find(|(k, _)| key.is_some() && k == key) {
+                                Some(entry) => entry.1 = value.clone(),
+                                None => items.push((*key, value.clone())),
+                            }
+                        }
+                    }
+                    merge_taint(&mut merged.taint, &given.taint);
+                    *given = merged;
+                }
+                _ => {}
+            }
         }
 
         // `h.update(str(time.time()).encode())`: the local now holds what it was fed.
