@@ -3089,18 +3089,37 @@ impl<'e, 'c> Walker<'e, 'c> {
             }),
             ..Value::default()
         };
-        // `dict(a=1, b=x)` is the display `{"a": 1, "b": x}`.
-        if args.is_empty()
+        // `dict(a=1, b=x)` is the display `{"a": 1, "b": x}`; `dict(other, b=x)` is
+        // `{**other, "b": x}`, a copy that later entries change (`d["region"] = ...`).
+        if args.len() <= 1
+            && !star_args
+            && !star_kwargs
             && let Expr::Name(name) = &*call.func
             && name.id.as_str() == "dict"
             && self.is_builtin_call("dict")
         {
-            value.lit = Lit::Dict(
-                keywords
-                    .iter()
-                    .map(|(k, v)| (Some(*k), v.clone()))
-                    .collect(),
-            );
+            let mut items: Vec<DictItem> = match args.first() {
+                Some(Value {
+                    lit: Lit::Dict(copied),
+                    ..
+                }) => copied.clone(),
+                Some(other) => vec![(None, other.clone())],
+                None => Vec::new(),
+            };
+            items.extend(keywords.iter().map(|(k, v)| (Some(*k), v.clone())));
+            value.lit = Lit::Dict(items);
+        }
+        // `headers.copy()`: the same entries, in a dict of its own.
+        if method.as_str() == "copy"
+            && args.is_empty()
+            && keywords.is_empty()
+            && let Expr::Attribute(attr) = &*call.func
+            && let Expr::Name(receiver) = &*attr.value
+            && let Some(items) = self
+                .local_ref(receiver.id.as_str(), Sym::new(receiver.id.as_str()))
+                .and_then(Value::dict)
+        {
+            value.lit = Lit::Dict(items.to_vec());
         }
         // `text("INSERT ...")`: the statement, as `execute` will run it.
         if let (Some(path), Some(Lit::Str(sql))) = (&path, args.first().map(|a| &a.lit))

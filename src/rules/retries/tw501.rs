@@ -20,7 +20,9 @@ declare_rule! {
     /// `ctx["redis"].enqueue_job("crawl", ...)`). A parameter updated from
     /// itself before the call (`amount = amount - fee`, `attempt += 1`, `rows = rows[100:]`)
     /// is a changed argument under its old name; a default filled in (`currency or "EUR"`)
-    /// is not, since every run fills in the same.
+    /// is not, since every run fills in the same. A copy of the arguments changed before the
+    /// call (`kwargs = dict(self.request.kwargs)`, then `kwargs["region"] = ...`) passes the
+    /// changed entry.
     ///
     /// ## Why it matters on a second run
     /// Keys computed from the arguments drift between attempts: the attempt that timed out but
