@@ -2268,15 +2268,22 @@ impl<'e, 'c> Walker<'e, 'c> {
                     value.lit = Lit::Prefix((&**start).into());
                 }
                 let mut before = String::new();
-                for (i, element) in fstring.value.elements().enumerate() {
+                let elements: Vec<&InterpolatedStringElement> = fstring.value.elements().collect();
+                for (i, element) in elements.iter().enumerate() {
                     if let InterpolatedStringElement::Literal(text) = element {
                         if before.len() < MAX_STRING {
                             before.push_str(text);
                         }
                     } else if let InterpolatedStringElement::Interpolation(interp) = element {
                         let inner = self.expr(&interp.expression, block);
-                        // `f"DELETE FROM {Model._meta.db_table} ..."`: the model's rows.
+                        // `f"DELETE FROM {Model._meta.db_table} ..."`: the model's rows; not
+                        // `{...db_table}_archive`, another table.
+                        let after = match elements.get(i + 1) {
+                            Some(InterpolatedStringElement::Literal(text)) => text.chars().next(),
+                            _ => None,
+                        };
                         if ends_with_delete_from(&before)
+                            && after.is_none_or(|c| !is_identifier_char(c))
                             && let Some(model) = inner.path.as_ref().and_then(table_owner)
                         {
                             self.ex.deleted_models.push(model);
@@ -3121,6 +3128,14 @@ impl<'e, 'c> Walker<'e, 'c> {
         {
             value.lit = Lit::Dict(items.to_vec());
         }
+        // `"DELETE FROM {}".format(Model._meta.db_table)`: the model's rows.
+        if method.as_str() == "format"
+            && let Expr::Attribute(attr) = &*call.func
+            && let Expr::StringLiteral(template) = &*attr.value
+            && let Some(model) = format_deleted_model(template.value.to_str(), &args)
+        {
+            self.ex.deleted_models.push(model);
+        }
         // `text("INSERT ...")`: the statement, as `execute` will run it.
         if let (Some(path), Some(Lit::Str(sql))) = (&path, args.first().map(|a| &a.lit))
             && catalog.writes.is_sql_text(path)
@@ -3460,6 +3475,22 @@ fn ends_with_delete_from(text: &str) -> bool {
             .chars()
             .next_back()
             .is_some_and(|c| c.is_alphanumeric() || c == '_')
+}
+
+fn is_identifier_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// `"DELETE FROM {} WHERE ...".format(Model._meta.db_table)`: the model whose rows the
+/// statement deletes, when the first placeholder follows `DELETE FROM` and ends the name.
+fn format_deleted_model(template: &str, args: &[Value]) -> Option<QPath> {
+    let (before, rest) = template
+        .split_once("{}")
+        .or_else(|| template.split_once("{0}"))?;
+    if !ends_with_delete_from(before) || rest.chars().next().is_some_and(is_identifier_char) {
+        return None;
+    }
+    args.first()?.path.as_ref().and_then(table_owner)
 }
 
 /// The model whose table an expression names: `Model._meta.db_table` (Django),
@@ -3942,7 +3973,8 @@ fn unwalrus(mut expr: &Expr) -> &Expr {
 
 #[cfg(test)]
 mod tests {
-    use super::{deleted_table, ends_with_delete_from, table_owner};
+    use super::{deleted_table, ends_with_delete_from, format_deleted_model, table_owner};
+    use crate::facts::Value;
     use crate::path::QPath;
 
     #[test]
@@ -3954,6 +3986,28 @@ mod tests {
         assert!(!ends_with_delete_from("undelete from "));
         assert!(!ends_with_delete_from("from "));
         assert!(!ends_with_delete_from(""));
+    }
+
+    #[test]
+    fn format_templates_name_the_deleted_model() {
+        let model = Value {
+            path: Some(QPath::from_dotted("shop.Order._meta.db_table")),
+            ..Value::default()
+        };
+        let deleted = |template: &str| {
+            format_deleted_model(template, std::slice::from_ref(&model)).map(|p| p.dotted())
+        };
+        assert_eq!(
+            deleted("DELETE FROM {} WHERE id = %s").as_deref(),
+            Some("shop.Order")
+        );
+        assert_eq!(
+            deleted("delete from \"{0}\"").as_deref(),
+            Some("shop.Order")
+        );
+        assert_eq!(deleted("DELETE FROM {}_archive"), None);
+        assert_eq!(deleted("SELECT * FROM {}"), None);
+        assert_eq!(format_deleted_model("DELETE FROM {}", &[]), None);
     }
 
     #[test]

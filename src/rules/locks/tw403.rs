@@ -11,7 +11,8 @@ declare_rule! {
     /// and checked through `IntegrityError`, `get_or_create`/`created` or `.exists()`, or a model
     /// whose name contains `Processed`, `Dedup` or `Idempoten` — when no code in the project
     /// deletes its rows (`.delete()` on its manager or querysets, a raw `DELETE FROM <table>`,
-    /// also with the table named through the model: `f"DELETE FROM {Model._meta.db_table}"`).
+    /// also with the table named through the model: `f"DELETE FROM {Model._meta.db_table}"`,
+    /// `"DELETE FROM {}".format(...)`, `%`).
     ///
     /// ## Why it matters on a second run
     /// A de-duplication table only needs to remember keys for as long as a message can be
