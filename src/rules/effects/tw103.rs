@@ -181,6 +181,17 @@ fn claimed_before(project: &Project, hop: Hop) -> bool {
                 } => true,
                 // Unless it is a lock's key, released when the function ends.
                 GuardTest::NotMarker { .. } => !project.releases_keys(function),
+                // `if not repo.claim_for_sending(id): return`: a helper that writes its claim
+                // and answers whether this run made it.
+                GuardTest::Helper {
+                    ref path,
+                    negated: true,
+                } => project
+                    .resolve_function(&project.canonical(path), Some(hop.func))
+                    .and_then(|callee| project.summary(callee))
+                    .is_some_and(|s| {
+                        s.writes_state && (s.returns_false_when_done || s.returns_done_check)
+                    }),
                 _ => false,
             };
             if self_writing && crate::project::guard_covers(function, guard.block, target) {
