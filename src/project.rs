@@ -1864,6 +1864,9 @@ impl<'a> Project<'a> {
                 KeyStatus::Unknown => self
                     .helper_headers_key(spec, call, caller)
                     .unwrap_or((KeyStatus::Unknown, None)),
+                KeyStatus::Missing => self
+                    .client_headers_key(spec, call, caller)
+                    .unwrap_or((KeyStatus::Missing, None)),
                 status => (status, None),
             },
         };
@@ -1899,6 +1902,43 @@ impl<'a> Project<'a> {
             return Some((key, None));
         }
         Some((key, Some(helper)))
+    }
+
+    /// The key header of a client a project helper returns and the call is made on
+    /// (`session = keyed_session(key)`, then `session.post(...)`), with the helper it is
+    /// written in (none when it is the helper's parameter: the caller's own key).
+    fn client_headers_key(
+        &self,
+        spec: &KeySpec,
+        call: &CallSite,
+        caller: FuncId,
+    ) -> Option<(KeyStatus, Option<FuncId>)> {
+        let path = call.path.as_ref()?;
+        let (_, receiver) = path.0.split_last()?;
+        let receiver = QPath(receiver.to_vec());
+        if !receiver.is_call() {
+            return None;
+        }
+        let canonical = self
+            .canonical(&self.with_self(&receiver, caller))
+            .into_owned();
+        let helper = self.resolve_function(&canonical, Some(caller))?;
+        let headers = self
+            .function(helper)?
+            .returns()
+            .iter()
+            .find_map(|value| value.call.as_deref()?.keyword(HEADERS_KEYWORD))?;
+        match header_key(spec, headers)? {
+            KeyStatus::Present(mut value) => {
+                if value.flags & Value::PARAM != 0 {
+                    value.flags &= !Value::PARAM;
+                    value.taint.clear();
+                    return Some((KeyStatus::Present(value), None));
+                }
+                Some((KeyStatus::Present(value), Some(helper)))
+            }
+            _ => Some((KeyStatus::Unknown, None)),
+        }
     }
 
     /// The dict a project helper returns, when `headers` is its result and it returns one

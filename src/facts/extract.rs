@@ -425,6 +425,12 @@ impl<'e, 'c> Walker<'e, 'c> {
                 let done_test = value.flags & Value::DONE_TEST;
                 // `return False` under a done-guard, `return True` after: a claim helper.
                 let answer = matches!(value.lit, Lit::Bool(_) | Lit::None);
+                // A client's key headers ([`Walker::client_headers`]), kept with it.
+                let client = value.call.filter(|call| {
+                    value.flags & Value::DONE_TEST == 0
+                        && call.args.is_empty()
+                        && call.keyword(HEADERS_KEYWORD).is_some()
+                });
                 (value.path.is_some()
                     || !value.taint.is_empty()
                     || headers.is_some()
@@ -434,6 +440,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                         range: value.range,
                         path: value.path,
                         taint: value.taint,
+                        call: client.map(|mut call| {
+                            for (_, headers) in &mut call.keywords {
+                                if let Lit::Dict(items) = &headers.lit {
+                                    headers.lit = Lit::Dict(key_headers(items, catalog));
+                                }
+                            }
+                            call
+                        }),
                         lit: match headers {
                             Some(headers) => Lit::Dict(headers),
                             None if answer => value.lit,
@@ -745,6 +759,23 @@ impl<'e, 'c> Walker<'e, 'c> {
                     ) || self.pure(returned).flags & Value::CLAIM != 0
                 });
                 value.flags = if done_test { Value::DONE_TEST } else { 0 };
+                // `return session` with key headers on it: a client every caller's requests
+                // send them with (`session = keyed_session(k)`, then `session.post(...)`).
+                let client = match ret.value.as_deref() {
+                    Some(Expr::Name(returned)) => self
+                        .client_headers
+                        .iter()
+                        .find(|(var, _)| *var == Sym::new(returned.id.as_str()))
+                        .map(|(_, headers)| headers.clone()),
+                    Some(returned) if !self.is_module => self.client_headers_of(returned),
+                    _ => None,
+                };
+                if let Some(headers) = client {
+                    value.call = Some(Box::new(CallArgs {
+                        args: Vec::new(),
+                        keywords: vec![(Sym::new(HEADERS_KEYWORD), headers)],
+                    }));
+                }
                 self.returns.push(value);
             }
             Stmt::Raise(raise) => {
@@ -1481,23 +1512,37 @@ impl<'e, 'c> Walker<'e, 'c> {
         if self.is_module {
             return;
         }
+        if let Some(Value {
+            lit: Lit::Dict(entries),
+            ..
+        }) = self.client_headers_of(value)
+        {
+            self.add_client_headers(local, entries);
+        }
+    }
+
+    /// The `headers=` dict a call makes a client with (`httpx.Client(headers={...})`), when
+    /// it carries a key header.
+    fn client_headers_of(&mut self, value: &Expr) -> Option<Value> {
         let value = match value {
             Expr::Await(awaited) => &*awaited.value,
             other => other,
         };
-        let Expr::Call(call) = value else { return };
-        let Some(headers) = call.arguments.keywords.iter().find(|k| {
+        let Expr::Call(call) = value else {
+            return None;
+        };
+        let headers = call.arguments.keywords.iter().find(|k| {
             k.arg
                 .as_ref()
                 .is_some_and(|a| a.as_str() == HEADERS_KEYWORD)
-        }) else {
-            return;
-        };
+        })?;
         let headers = self.pure(&headers.value);
-        if let Some(entries) = headers.dict() {
-            let entries = entries.to_vec();
-            self.add_client_headers(local, entries);
-        }
+        let catalog = self.ex.catalog;
+        headers
+            .dict()?
+            .iter()
+            .any(|(k, _)| k.is_some_and(|k| catalog.is_key_header(&k)))
+            .then_some(headers)
     }
 
     /// Adds entries to the default headers of the client in `local`, kept while one of them
