@@ -2530,10 +2530,17 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::BoolOp(bool_op) => {
                 let mut value = Value::default();
                 let mut parameter = None;
+                // Whether the path so far only names an untyped parameter (`repository`).
+                let mut untyped = false;
                 for (i, v) in bool_op.values.iter().enumerate() {
                     let inner = self.expr(v, block);
                     merge_taint(&mut value.taint, &inner.taint);
-                    if value.path.is_none() {
+                    // `repository or WalletRepository()`: what the default is, when the
+                    // parameter's type is not known.
+                    if value.path.is_none() || untyped && inner.path.is_some() {
+                        untyped = inner.flags & Value::PARAM != 0
+                            && matches!(v, Expr::Name(_))
+                            && inner.path.as_ref().is_some_and(|p| p.0.len() == 1);
                         value.path = inner.path;
                     }
                     // `kwargs.get("headers") or {}`: the caller's headers, or none.
