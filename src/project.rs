@@ -872,6 +872,21 @@ impl<'a> Project<'a> {
                 continue;
             }
             if self.class_defines(class, member, 0) {
+                // `self.client.messages.create(...)` with `client` a `@cached_property`: what
+                // the method returns, as if called.
+                if path.0[at + 1].call == Call::No
+                    && at + 2 < path.0.len()
+                    && self.is_property(class_name.as_str(), class, member)
+                {
+                    let mut called = QPath(path.0[..=at + 1].to_vec());
+                    if let Some(last) = called.0.last_mut() {
+                        last.call = Call::Any;
+                    }
+                    if let Some(returned) = self.returned_path(&called) {
+                        path = returned.join(&path.0[at + 2..]);
+                        continue;
+                    }
+                }
                 // `obj.get_backend().send_messages(...)`: a method's call stands for what it
                 // returns, when it always returns the same kind of value.
                 if path.0[at + 1].call != Call::No
@@ -996,6 +1011,27 @@ impl<'a> Project<'a> {
             || class.bases.iter().any(|base| {
                 self.class(&self.canonical_plain(base).dotted())
                     .is_some_and(|(_, parent)| self.class_defines(parent, member, depth + 1))
+            })
+    }
+
+    /// Whether the class's own method `member` is read as an attribute (`@property`,
+    /// `@cached_property`).
+    fn is_property(&self, class_name: &str, class: &Class, member: &str) -> bool {
+        let Some(&index) = class.methods.get(member) else {
+            return false;
+        };
+        let Some((file, _)) = self.class(class_name) else {
+            return false;
+        };
+        self.facts(file)
+            .and_then(|facts| facts.functions.get(index))
+            .is_some_and(|function| {
+                function.decorators.iter().any(|decorator| {
+                    !decorator.called
+                        && decorator.path.as_ref().is_some_and(|path| {
+                            self.catalog.is_property_decorator(&self.canonical(path))
+                        })
+                })
             })
     }
 

@@ -666,6 +666,7 @@ struct Guards {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct Vocabulary {
     enqueue_on_commit: Vec<String>,
+    property_decorators: Vec<String>,
     name_keywords: Vec<String>,
     logging_methods: Vec<String>,
     kind_words: HashMap<EffectKind, Vec<String>>,
@@ -1818,6 +1819,12 @@ impl Catalog {
             .enqueue_on_commit
             .iter()
             .any(|m| m == method)
+    }
+
+    /// Whether a decorator (its canonical path) makes a method an attribute (`@property`,
+    /// `@cached_property`).
+    pub fn is_property_decorator(&self, path: &QPath) -> bool {
+        self.vocabulary.property_decorators.contains(&path.dotted())
     }
 
     pub fn is_logging(&self, method: &str) -> bool {
