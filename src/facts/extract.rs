@@ -3180,6 +3180,29 @@ impl<'e, 'c> Walker<'e, 'c> {
         {
             value.lit = Lit::Dict(items.to_vec());
         }
+        // `timedelta(minutes=2).total_seconds()`: the duration's seconds; `int(...)` and
+        // `float(...)` of a number: that number (`LOCK_TTL = int(ttl.total_seconds())`).
+        if method.as_str() == "total_seconds"
+            && args.is_empty()
+            && let Expr::Attribute(attr) = &*call.func
+            && let Lit::Float(seconds) = self.pure(&attr.value).lit
+        {
+            value.lit = Lit::Float(seconds);
+        }
+        if let [number] = &args[..]
+            && keywords.is_empty()
+            && let Expr::Name(name) = &*call.func
+            && matches!(name.id.as_str(), "int" | "float")
+            && let Some(n) = number.as_f64()
+            && self.is_builtin_call(name.id.as_str())
+        {
+            value.lit = if name.id.as_str() == "int" {
+                // Python's `int()` truncates toward zero.
+                Lit::Int(n.trunc() as i64)
+            } else {
+                Lit::Float(n)
+            };
+        }
         // `"DELETE FROM {}".format(Model._meta.db_table)`: the model's rows.
         if method.as_str() == "format"
             && let Expr::Attribute(attr) = &*call.func
