@@ -2363,6 +2363,16 @@ impl<'a> Project<'a> {
         summary.returns_false_when_done = returns_false_when_done(function);
         if summary.returns_false_when_done {
             summary.claim_marker = self.claim_marker(function);
+        } else if let [answer] = function.returns()
+            && answer.flags & (Value::MARKER | Value::CREATED) != 0
+            && function.events().iter().any(
+                |event| matches!(&event.kind, EventKind::Call(call) if call.range == answer.range),
+            )
+        {
+            // `return cache.add(key, 1, ttl)`, `return created` after `get_or_create`: the
+            // helper answers whether this run set the marker, which it leaves set.
+            summary.returns_false_when_done = true;
+            summary.claim_marker = Some((answer.range, answer.flags & Value::CREATED != 0));
         }
         summary.raises_when_done = function.events().iter().any(|event| {
             matches!(&event.kind, EventKind::Guard(guard)

@@ -422,7 +422,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             .into_iter()
             .filter_map(|value| {
                 let headers = value.dict().map(|items| key_headers(items, catalog));
-                let done_test = value.flags & Value::DONE_TEST;
+                let done_test = value.flags & (Value::DONE_TEST | Value::MARKER | Value::CREATED);
                 // `return False` under a done-guard, `return True` after: a claim helper.
                 let answer = matches!(value.lit, Lit::Bool(_) | Lit::None);
                 // A client's key headers ([`Walker::client_headers`]), kept with it.
@@ -758,7 +758,17 @@ impl<'e, 'c> Walker<'e, 'c> {
                         Some(GuardTest::DoneCheck { .. } | GuardTest::Claim)
                     ) || self.pure(returned).flags & Value::CLAIM != 0
                 });
-                value.flags = if done_test { Value::DONE_TEST } else { 0 };
+                // `return cache.add(k, 1)`, `return created`: the answer of a set-if-absent
+                // call or of `get_or_create`, this run's claim.
+                value.flags = (value.flags & (Value::MARKER | Value::CREATED))
+                    | if done_test { Value::DONE_TEST } else { 0 };
+                // The answer named by a local is placed at the call that gave it.
+                if value.flags & (Value::MARKER | Value::CREATED) != 0
+                    && let Some(Expr::Name(name)) = ret.value.as_deref()
+                    && let Some(local) = self.lookup_local(name.id.as_str())
+                {
+                    value.range = local.range;
+                }
                 // `return session` with key headers on it: a client every caller's requests
                 // send them with (`session = keyed_session(k)`, then `session.post(...)`).
                 let client = match ret.value.as_deref() {

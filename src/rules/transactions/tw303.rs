@@ -12,7 +12,9 @@ declare_rule! {
     /// `get_or_create` followed by `if not created: return`, or `cache.add`/`redis.set(nx=True)`
     /// followed by an early return — when the work is not inside the marker's transaction. A
     /// claim helper that writes the marker and answers whether this run is the first
-    /// (`if not first_delivery(event_id): return`, then the work) is reported at its marker.
+    /// (`if not first_delivery(event_id): return`, then the work) is reported at its marker;
+    /// so is one that returns the marker's answer itself (`return cache.add(key, 1, ttl)`,
+    /// `return created` after `get_or_create`).
     ///
     /// ## Why it matters on a second run
     /// If the work fails after the marker is committed — an exception, a timeout, a worker
