@@ -1569,10 +1569,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 },
             )) => {
                 for (key, value) in entries {
-                    match items.iter_mut().find(|(k, _)| key.is_some() && *k == key) {
-                        Some(entry) => entry.1 = value,
-                        None => items.push((key, value)),
-                    }
+                    put_entry(items, key, value);
                 }
             }
             Some(_) => {}
@@ -1654,10 +1651,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         let mut value = value.clone();
         value.name = None;
         match &mut held.lit {
-            Lit::Dict(items) => match items.iter_mut().find(|(k, _)| key.is_some() && *k == key) {
-                Some(entry) => entry.1 = value,
-                None => items.push((key, value)),
-            },
+            Lit::Dict(items) => put_entry(items, key, value),
             lit if key.is_some_and(|k| catalog.is_key_header(&k)) => {
                 *lit = Lit::Dict(vec![(key, value), (None, Value::default())]);
             }
@@ -2986,10 +2980,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     let mut merged = defaults.clone();
                     if let (Lit::Dict(items), Some(own)) = (&mut merged.lit, given.dict()) {
                         for (key, value) in own {
-                            match items.iter_mut().find(|(k, _)| key.is_some() && k == key) {
-                                Some(entry) => entry.1 = value.clone(),
-                                None => items.push((*key, value.clone())),
-                            }
+                            put_entry(items, *key, value.clone());
                         }
                     }
                     merge_taint(&mut merged.taint, &given.taint);
@@ -3560,6 +3551,15 @@ fn ends_with_delete_from(text: &str) -> bool {
             .chars()
             .next_back()
             .is_some_and(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Sets `key` in a dict's entries, as `d[key] = value` does; an entry whose key is not known is
+/// added beside the others.
+fn put_entry(items: &mut Vec<DictItem>, key: Option<Sym>, value: Value) {
+    match items.iter_mut().find(|(k, _)| key.is_some() && *k == key) {
+        Some(entry) => entry.1 = value,
+        None => items.push((key, value)),
+    }
 }
 
 fn is_identifier_char(c: char) -> bool {
