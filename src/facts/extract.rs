@@ -872,6 +872,25 @@ impl<'e, 'c> Walker<'e, 'c> {
                             exit,
                         );
                     }
+                    // `match created: case False: return`: `if not created: return`.
+                    if !guarded
+                        && case.guard.is_none()
+                        && matches!(
+                            &case.pattern,
+                            ast::Pattern::MatchSingleton(single)
+                                if matches!(single.value, ast::Singleton::False | ast::Singleton::None)
+                        )
+                        && let Expr::Name(_) = &*stmt_match.subject
+                        && let Some(exit) = exits(&case.body)
+                    {
+                        let subject = self.pure(&stmt_match.subject);
+                        if subject.flags & (Value::CREATED | Value::MARKER) != 0
+                            && let Some(test) = self.marker_test(&stmt_match.subject, &subject)
+                        {
+                            guarded = true;
+                            self.push_guard(block, stmt_match.range, test, exit);
+                        }
+                    }
                 }
             }
             Stmt::FunctionDef(def) => self.function_def(def, pending),
