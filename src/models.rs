@@ -490,11 +490,9 @@ fn collect(
         // `active = ActiveManager()`, `lifecycle = ExpiredQuerySet.as_manager()` (named
         // `ExpiredQuerySet()` by the facts), `objects = models.Manager()`.
         let makes_manager = path.is_call()
-            && path.last_name().is_some_and(|class| {
-                ["Manager", "QuerySet", "Queryset"]
-                    .iter()
-                    .any(|kind| class.ends_with(kind))
-            });
+            && path
+                .last_name()
+                .is_some_and(|class| project.catalog.is_manager_class(class));
         if makes_manager && !spec_managers_has(project, name) && !model.manager_names.contains(name)
         {
             model.manager_names.push(name.clone());

@@ -448,6 +448,8 @@ pub struct Catalog {
     roles: PatternSet<CallRole>,
     /// The positional parameters of each request object's constructor, by name.
     request_params: Vec<Vec<Sym>>,
+    /// Methods that add a header to a request object (`req.add_header(name, value)`).
+    request_header_methods: Vec<Sym>,
     pub orm: Orm,
     guards: Guards,
     vocabulary: Vocabulary,
@@ -841,6 +843,10 @@ pub struct Models {
     pub sqlalchemy_columns: Vec<String>,
     pub sqlalchemy_unique: Vec<String>,
     pub dedup_name_parts: Vec<String>,
+    /// Attribute paths on a model class that give its table's name (`_meta.db_table`).
+    pub table_name_attributes: Vec<String>,
+    /// Suffixes of the classes whose instances, set on a model, are its managers.
+    pub manager_class_suffixes: Vec<String>,
 }
 
 /// How Celery settings are named and what brokers redeliver.
@@ -1174,6 +1180,9 @@ struct RawRequestObject {
     calls: Vec<String>,
     #[serde(default)]
     params: Vec<String>,
+    /// Methods that add a header to the request (`req.add_header(name, value)`).
+    #[serde(default)]
+    header_methods: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -1652,6 +1661,11 @@ impl Catalog {
                 .iter()
                 .map(|r| r.params.iter().map(|p| Sym::new(p)).collect())
                 .collect(),
+            request_header_methods: raw
+                .request_object
+                .iter()
+                .flat_map(|r| r.header_methods.iter().map(|m| Sym::new(m)))
+                .collect(),
             orm: raw.orm,
             guards: raw.guards,
             vocabulary: raw.vocabulary,
@@ -1861,6 +1875,41 @@ impl Catalog {
         self.request_params
             .get(usize::from(index))
             .map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether `method` adds a header to a request object (`req.add_header(name, value)`).
+    pub fn is_request_header_method(&self, method: &str) -> bool {
+        self.request_header_methods
+            .iter()
+            .any(|m| m.as_str() == method)
+    }
+
+    /// The model whose table an attribute path names (`shop.Order._meta.db_table` gives
+    /// `shop.Order`), by the catalog's `models.table-name-attributes`.
+    pub fn table_owner(&self, path: &QPath) -> Option<QPath> {
+        let segs = path.segs();
+        self.models
+            .table_name_attributes
+            .iter()
+            .find_map(|attribute| {
+                let names: Vec<&str> = attribute.split('.').collect();
+                let owner = segs.len().checked_sub(names.len()).filter(|&n| n > 0)?;
+                let tail = &segs[owner..];
+                let matches = tail
+                    .iter()
+                    .zip(&names)
+                    .all(|(seg, name)| seg.call == Call::No && seg.name.as_str() == *name);
+                (matches && segs[..owner].iter().all(|seg| seg.call == Call::No))
+                    .then(|| QPath(segs[..owner].to_vec()))
+            })
+    }
+
+    /// Whether a class of this name makes a model's manager (`LiveManager`, `EntryQuerySet`).
+    pub fn is_manager_class(&self, class: &str) -> bool {
+        self.models
+            .manager_class_suffixes
+            .iter()
+            .any(|suffix| class.ends_with(suffix.as_str()))
     }
 
     /// Whether a call of `name` can be left out of the facts: when `bare`, a builtin called by

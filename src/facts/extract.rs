@@ -1617,8 +1617,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         let Expr::Name(local) = &*attr.value else {
             return;
         };
-        if self.is_module || !matches!(attr.attr.as_str(), "add_header" | "add_unredirected_header")
-        {
+        if self.is_module || !self.ex.catalog.is_request_header_method(attr.attr.as_str()) {
             return;
         }
         let [Expr::StringLiteral(name), value] = &call.arguments.args[..] else {
@@ -2352,7 +2351,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                         };
                         if ends_with_delete_from(&before)
                             && after.is_none_or(|c| !is_identifier_char(c))
-                            && let Some(model) = inner.path.as_ref().and_then(table_owner)
+                            && let Some(model) = inner
+                                .path
+                                .as_ref()
+                                .and_then(|p| self.ex.catalog.table_owner(p))
                         {
                             self.ex.deleted_models.push(model);
                         }
@@ -2393,7 +2395,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                     // `"DELETE FROM %s" % Model._meta.db_table`: the model's rows.
                     if bin.op == Operator::Mod
                         && ends_with_delete_from(a.split("%s").next().unwrap_or_default())
-                        && let Some(model) = right.path.as_ref().and_then(table_owner)
+                        && let Some(model) = right
+                            .path
+                            .as_ref()
+                            .and_then(|p| self.ex.catalog.table_owner(p))
                     {
                         self.ex.deleted_models.push(model);
                     }
@@ -3227,7 +3232,8 @@ impl<'e, 'c> Walker<'e, 'c> {
         if method.as_str() == "format"
             && let Expr::Attribute(attr) = &*call.func
             && let Expr::StringLiteral(template) = &*attr.value
-            && let Some(model) = format_deleted_model(template.value.to_str(), &args)
+            && let Some(model) =
+                format_deleted_model(self.ex.catalog, template.value.to_str(), &args)
         {
             self.ex.deleted_models.push(model);
         }
@@ -3587,27 +3593,17 @@ fn is_identifier_char(c: char) -> bool {
 
 /// `"DELETE FROM {} WHERE ...".format(Model._meta.db_table)`: the model whose rows the
 /// statement deletes, when the first placeholder follows `DELETE FROM` and ends the name.
-fn format_deleted_model(template: &str, args: &[Value]) -> Option<QPath> {
+fn format_deleted_model(catalog: &Catalog, template: &str, args: &[Value]) -> Option<QPath> {
     let (before, rest) = template
         .split_once("{}")
         .or_else(|| template.split_once("{0}"))?;
     if !ends_with_delete_from(before) || rest.chars().next().is_some_and(is_identifier_char) {
         return None;
     }
-    args.first()?.path.as_ref().and_then(table_owner)
-}
-
-/// The model whose table an expression names: `Model._meta.db_table` (Django),
-/// `Model.__tablename__` or `Model.__table__.name` (SQLAlchemy).
-fn table_owner(path: &QPath) -> Option<QPath> {
-    let names: Vec<&str> = path.segs().iter().map(|seg| seg.name.as_str()).collect();
-    let owner = match names.as_slice() {
-        [.., "_meta", "db_table"] | [.., "__table__", "name" | "fullname"] => names.len() - 2,
-        [.., "__tablename__"] => names.len() - 1,
-        _ => return None,
-    };
-    (owner > 0 && path.segs()[..owner].iter().all(|seg| seg.call == Call::No))
-        .then(|| QPath(path.segs()[..owner].to_vec()))
+    args.first()?
+        .path
+        .as_ref()
+        .and_then(|path| catalog.table_owner(path))
 }
 
 /// Whether a method is decorated `@staticmethod`: it has no `self`.
@@ -4077,7 +4073,8 @@ fn unwalrus(mut expr: &Expr) -> &Expr {
 
 #[cfg(test)]
 mod tests {
-    use super::{deleted_table, ends_with_delete_from, format_deleted_model, table_owner};
+    use super::{deleted_table, ends_with_delete_from, format_deleted_model};
+    use crate::catalog::Catalog;
     use crate::facts::Value;
     use crate::path::QPath;
 
@@ -4098,8 +4095,10 @@ mod tests {
             path: Some(QPath::from_dotted("shop.Order._meta.db_table")),
             ..Value::default()
         };
+        let catalog = Catalog::new(&[], &[]);
         let deleted = |template: &str| {
-            format_deleted_model(template, std::slice::from_ref(&model)).map(|p| p.dotted())
+            format_deleted_model(&catalog, template, std::slice::from_ref(&model))
+                .map(|p| p.dotted())
         };
         assert_eq!(
             deleted("DELETE FROM {} WHERE id = %s").as_deref(),
@@ -4111,12 +4110,17 @@ mod tests {
         );
         assert_eq!(deleted("DELETE FROM {}_archive"), None);
         assert_eq!(deleted("SELECT * FROM {}"), None);
-        assert_eq!(format_deleted_model("DELETE FROM {}", &[]), None);
+        assert_eq!(format_deleted_model(&catalog, "DELETE FROM {}", &[]), None);
     }
 
     #[test]
     fn tables_named_through_a_model_give_the_model() {
-        let owner = |dotted: &str| table_owner(&QPath::from_dotted(dotted)).map(|p| p.dotted());
+        let catalog = Catalog::new(&[], &[]);
+        let owner = |dotted: &str| {
+            catalog
+                .table_owner(&QPath::from_dotted(dotted))
+                .map(|p| p.dotted())
+        };
         assert_eq!(
             owner("shop.models.Order._meta.db_table").as_deref(),
             Some("shop.models.Order")
@@ -4128,6 +4132,7 @@ mod tests {
         );
         assert_eq!(owner("shop.models.Order._meta.verbose_name"), None);
         assert_eq!(owner("_meta.db_table"), None);
+        assert_eq!(owner("shop.Order.db_table"), None);
     }
 
     #[test]
