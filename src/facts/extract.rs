@@ -751,8 +751,20 @@ impl<'e, 'c> Walker<'e, 'c> {
                 // `return invoice.sent_at is not None`: a predicate a caller may leave on.
                 // `return rows` / `return bool(rows)` after a claiming update: the count says
                 // whether this run claimed the work.
+                // `return bool(r.set(k, 1, nx=True))`: the answer, as a bool.
+                if let Some(returned) = ret.value.as_deref()
+                    && let bare = self.bare_test(returned)
+                    && !std::ptr::eq(bare, returned)
+                    && value.flags & (Value::MARKER | Value::CREATED) == 0
+                {
+                    let inner = self.pure(bare);
+                    if inner.flags & (Value::MARKER | Value::CREATED) != 0 {
+                        value.flags |= inner.flags & (Value::MARKER | Value::CREATED);
+                        value.range = inner.range;
+                    }
+                }
                 let done_test = ret.value.as_deref().is_some_and(|returned| {
-                    let returned = unbool(returned);
+                    let returned = self.bare_test(returned);
                     matches!(
                         self.guard_test(returned, &value),
                         Some(GuardTest::DoneCheck { .. } | GuardTest::Claim)
@@ -1865,9 +1877,9 @@ impl<'e, 'c> Walker<'e, 'c> {
     // ------------------------------------------------------------------ guards
 
     fn guard_test(&mut self, test: &Expr, value: &Value) -> Option<GuardTest> {
-        match unwalrus(test) {
+        match self.bare_test(test) {
             Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => {
-                let operand = unwalrus(&unary.operand);
+                let operand = self.bare_test(&unary.operand);
                 let inner = self.pure(operand);
                 if let Some(test) = self.marker_test(operand, &inner) {
                     return Some(test);
@@ -1919,7 +1931,6 @@ impl<'e, 'c> Walker<'e, 'c> {
                     })
                 })
             }
-            Expr::Await(await_expr) => self.guard_test(&await_expr.value, value),
             // `if row is None or row.sent: return`: the first done-check decides; a test
             // that may be a helper's answer (`row is None`) only when nothing else is one.
             Expr::BoolOp(bool_op) if bool_op.op == BoolOp::Or => {
@@ -2151,6 +2162,27 @@ impl<'e, 'c> Walker<'e, 'c> {
     }
 
     /// Whether a bare call of `name` is a builtin's: not bound in the module or the function.
+    /// A test with what does not change its truth taken off: `(ok := x)`, `await x` (the
+    /// answer awaited) and the builtin `bool(x)` are tested as `x` is.
+    fn bare_test<'x>(&self, mut expr: &'x Expr) -> &'x Expr {
+        loop {
+            expr = match expr {
+                Expr::Named(named) => &named.value,
+                Expr::Await(awaited) => &awaited.value,
+                Expr::Call(call)
+                    if let Expr::Name(name) = &*call.func
+                        && name.id.as_str() == "bool"
+                        && let [arg] = &call.arguments.args[..]
+                        && call.arguments.keywords.is_empty()
+                        && self.is_builtin_call("bool") =>
+                {
+                    arg
+                }
+                _ => return expr,
+            };
+        }
+    }
+
     fn is_builtin_call(&self, name: &str) -> bool {
         let sym = Sym::new(name);
         !self.locals.contains_key(&sym)
@@ -2163,9 +2195,9 @@ impl<'e, 'c> Walker<'e, 'c> {
     /// `if not x.sent:`, `if created:`, `if redis.set(k, v, nx=True):`, `if x.status ==
     /// "pending":` (a state check, decided like `if x.status != "pending": return`).
     fn negated_guard_test(&mut self, test: &Expr, value: &Value) -> Option<GuardTest> {
-        match unwalrus(test) {
+        match self.bare_test(test) {
             Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => {
-                let operand = unwalrus(&unary.operand);
+                let operand = self.bare_test(&unary.operand);
                 let inner = self.pure(operand);
                 if inner.flags & (Value::CREATED | Value::MARKER) != 0 {
                     return None;
@@ -2189,7 +2221,6 @@ impl<'e, 'c> Walker<'e, 'c> {
                     _ => None,
                 }
             }
-            Expr::Await(await_expr) => self.negated_guard_test(&await_expr.value, value),
             Expr::BoolOp(bool_op) if bool_op.op == BoolOp::And => {
                 bool_op.values.iter().find_map(|v| {
                     let inner = self.pure(v);
@@ -3698,20 +3729,6 @@ fn qualify(module: &str, name: &str) -> String {
 /// Whether a suite ends by leaving the function (`return`, `raise`).
 fn leaves(suite: &[Stmt]) -> bool {
     matches!(exits(suite), Some(Exit::Return | Exit::Raise))
-}
-
-/// `x` for `bool(x)`: the truth of a value is the value's.
-fn unbool(expr: &Expr) -> &Expr {
-    match expr {
-        Expr::Call(call)
-            if call.arguments.args.len() == 1
-                && call.arguments.keywords.is_empty()
-                && matches!(&*call.func, Expr::Name(name) if name.id.as_str() == "bool") =>
-        {
-            &call.arguments.args[0]
-        }
-        _ => expr,
-    }
 }
 
 /// `Product.stock + qty`, `qty + Product.stock`, `Event.seats - 1`: a sum or difference with
