@@ -314,6 +314,10 @@ struct Walker<'e, 'c> {
     /// .filter(pk=pk, status="pending").first()`), with that field: `if row is None: return`
     /// then tests the field's state, as `if row.status != "pending": return` would.
     row_states: Vec<(Sym, Sym)>,
+    /// Locals holding a queryset (`q = Flip.objects.filter(id=pk, processed=None)`), with
+    /// the fields it selects by: `q.update(processed=now)` is then a claim, as the chained
+    /// form is.
+    querysets: Vec<(Sym, Vec<Sym>)>,
     /// The fields the stored values of accumulating expressions read (`F("balance") + x`:
     /// `balance`; `None` when the field is not a literal), in evaluation order: a keyword or
     /// an attribute assignment takes those of its value ([`Walker::accumulates_into`]).
@@ -374,6 +378,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             class_body: false,
             import_fallback: false,
             row_states: Vec::new(),
+            querysets: Vec::new(),
             stored_reads: Vec::new(),
             attr_taints: Vec::new(),
             changed_params: Vec::new(),
@@ -680,6 +685,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     self.factory_fields(target.id.as_str(), call);
                 }
                 self.note_row_state(&assign.targets, &assign.value);
+                self.note_queryset(&assign.targets, &assign.value);
             }
             Stmt::AnnAssign(assign) => {
                 if let Some(value) = &assign.value {
@@ -1902,14 +1908,11 @@ impl<'e, 'c> Walker<'e, 'c> {
                         Expr::Attribute(attr)
                             if self.ex.catalog.orm.exists_methods.has(attr.attr.as_str()) =>
                         {
-                            state_field(
-                                queryset_fields(&attr.value, &self.ex.catalog.orm),
-                                &self.ex.catalog.orm,
-                            )
-                            .map(|field| GuardTest::StateNot {
-                                field: Sym::new(field),
-                                on_path: true,
-                            })
+                            state_field(self.selected_fields(&attr.value), &self.ex.catalog.orm)
+                                .map(|field| GuardTest::StateNot {
+                                    field: Sym::new(field),
+                                    on_path: true,
+                                })
                         }
                         // `if not claim_receipt(order_id): return`: a helper that says whether
                         // this run may do the work.
@@ -2107,20 +2110,30 @@ impl<'e, 'c> Walker<'e, 'c> {
     /// row's state by: the first keyword of its `filter`s that is not a key (`pk`, `id`,
     /// `*_id`). Any other assignment to the name forgets it.
     fn note_row_state(&mut self, targets: &[Expr], value: &Expr) {
-        let orm = &self.ex.catalog.orm;
-        // Most assignments are no row query, and most functions hold no row state to forget:
-        // names are interned only when one is.
         let field = match unwalrus(value) {
             Expr::Call(call) => match &*call.func {
                 Expr::Attribute(attr)
-                    if orm.row_methods.iter().any(|m| m == attr.attr.as_str()) =>
+                    if self
+                        .ex
+                        .catalog
+                        .orm
+                        .row_methods
+                        .iter()
+                        .any(|m| m == attr.attr.as_str()) =>
                 {
-                    state_field(queryset_fields(&attr.value, orm), orm)
+                    state_field(self.selected_fields(&attr.value), &self.ex.catalog.orm)
                 }
                 _ => None,
             },
             _ => None,
         };
+        self.put_row_state(targets, field);
+    }
+
+    /// Binds `targets` to a row selected by `field`, or forgets their row state.
+    fn put_row_state(&mut self, targets: &[Expr], field: Option<&str>) {
+        // Most assignments are no row query, and most functions hold no row state to forget:
+        // names are interned only when one is.
         if field.is_none() && self.row_states.is_empty() {
             return;
         }
@@ -2132,6 +2145,62 @@ impl<'e, 'c> Walker<'e, 'c> {
                 self.row_states.push((sym, Sym::new(field)));
             }
         }
+    }
+
+    /// Records, for `q = <manager>.filter(...)` (a queryset method last), the fields the
+    /// queryset selects by, those of a queryset it refines (`q = q.filter(...)`) among them.
+    /// Any other assignment to the name forgets it.
+    fn note_queryset(&mut self, targets: &[Expr], value: &Expr) {
+        let orm = &self.ex.catalog.orm;
+        let fields: Option<Vec<Sym>> = match unwalrus(value) {
+            Expr::Call(call) => match &*call.func {
+                Expr::Attribute(attr) if orm.queryset_methods.has(attr.attr.as_str()) => Some(
+                    self.selected_fields(unwalrus(value))
+                        .into_iter()
+                        .map(Sym::new)
+                        .collect(),
+                ),
+                _ => None,
+            },
+            _ => None,
+        };
+        let fields = fields.filter(|f| !f.is_empty());
+        if fields.is_none() && self.querysets.is_empty() {
+            return;
+        }
+        for target in targets {
+            let Expr::Name(name) = target else { continue };
+            let sym = Sym::new(name.id.as_str());
+            self.querysets.retain(|(local, _)| *local != sym);
+            if let Some(fields) = &fields {
+                self.querysets.push((sym, fields.clone()));
+            }
+        }
+    }
+
+    /// The fields a queryset expression selects by (`Model.objects.filter(pk=pk,
+    /// sent=False)`: `pk`, `sent`), with those of the queryset a local holds when the chain
+    /// starts from one (`q.filter(...)`, `q`).
+    fn selected_fields<'a>(&self, expr: &'a Expr) -> Vec<&'a str> {
+        let mut fields = queryset_fields(expr, &self.ex.catalog.orm);
+        if self.querysets.is_empty() {
+            return fields;
+        }
+        let mut root = expr;
+        loop {
+            root = match root {
+                Expr::Call(call) => &call.func,
+                Expr::Attribute(attr) => &attr.value,
+                _ => break,
+            };
+        }
+        if let Expr::Name(name) = root {
+            let sym = Sym::new(name.id.as_str());
+            if let Some((_, held)) = self.querysets.iter().rev().find(|(local, _)| *local == sym) {
+                fields.extend(held.iter().map(|f| f.as_str()));
+            }
+        }
+        fields
     }
 
     /// Where a marker tested by `expr` was made: the call itself (at `range`), or the call a
@@ -3354,7 +3423,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         if let Expr::Attribute(attr) = &*call.func
             && self.ex.catalog.orm.update_methods.has(attr.attr.as_str())
         {
-            let selected = queryset_fields(&attr.value, &self.ex.catalog.orm);
+            let selected = self.selected_fields(&attr.value);
             if keywords
                 .iter()
                 .any(|(name, _)| selected.contains(&name.as_str()))
