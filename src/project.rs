@@ -14,7 +14,7 @@ use crate::catalog::{
     OPTIONS_KEYWORD, Sink,
 };
 use crate::facts::{
-    BlockKind, CallSite, Class, EventKind, Exit, Function, FunctionBody, GuardTest, Lit,
+    BlockKind, CallSite, Class, Decorator, EventKind, Exit, Function, FunctionBody, GuardTest, Lit,
     ModuleFacts, Taint, Value,
 };
 use crate::models::Models;
@@ -2240,11 +2240,20 @@ impl<'a> Project<'a> {
     /// or psycopg's is not.
     pub fn transaction_has_on_commit(&self, id: FuncId, tx: u32) -> bool {
         if tx == FUNCTION_TRANSACTION {
-            return true;
+            return self
+                .function(id)
+                .is_some_and(|f| self.decorator_has_on_commit(f));
         }
         self.function(id)
             .and_then(|f| f.blocks().get(tx as usize))
             .is_some_and(|block| self.block_has_on_commit(block, 0))
+    }
+
+    /// Whether a function's transaction decorator opens one that `transaction.on_commit`
+    /// applies to (Django's `@transaction.atomic`, not Tortoise's `@atomic()`).
+    fn decorator_has_on_commit(&self, function: &Function) -> bool {
+        self.transaction_decorator(function)
+            .is_some_and(|(_, opens)| self.catalog.transactions.has_on_commit(&opens))
     }
 
     /// [`Project::transaction_has_on_commit`] of a `with` block, through the project's
@@ -2267,7 +2276,7 @@ impl<'a> Project<'a> {
                         .resolve_function(&canonical, None)
                         .and_then(|id| self.function(id))
                         .is_some_and(|helper| {
-                            self.transaction_decorated(helper)
+                            self.decorator_has_on_commit(helper)
                                 || helper
                                     .blocks()
                                     .iter()
@@ -2305,18 +2314,45 @@ impl<'a> Project<'a> {
     /// Whether a function is decorated `@transaction.atomic` (or the like), also through a
     /// wrapper (`@method_decorator(transaction.atomic)`).
     fn transaction_decorated(&self, function: &Function) -> bool {
+        self.transaction_decorator(function).is_some()
+    }
+
+    /// The decorator that runs a function in a transaction, with the canonical path of what
+    /// opens it: `@transaction.atomic`, `@db.atomic()`, or the decorator a wrapper applies
+    /// (`@method_decorator(transaction.atomic)`).
+    fn transaction_decorator<'f>(&self, function: &'f Function) -> Option<(&'f Decorator, QPath)> {
         let transactions = &self.catalog.transactions;
-        let opens = |path: &QPath| transactions.is_decorator(&self.canonical(path));
-        function.decorators.iter().any(|d| {
-            d.path.as_ref().is_some_and(|path| {
-                opens(path)
-                    || (d.called
-                        && transactions.is_decorator_wrapper(&self.canonical(path))
-                        && d.args
+        let opening = |path: &QPath| {
+            let canonical = self.canonical(path);
+            transactions
+                .is_decorator(&canonical)
+                .then(|| canonical.into_owned())
+        };
+        function.decorators.iter().find_map(|d| {
+            let path = d.path.as_ref()?;
+            let opens = opening(path).or_else(|| {
+                (d.called && transactions.is_decorator_wrapper(&self.canonical(path)))
+                    .then(|| {
+                        d.args
                             .first()
                             .and_then(|a| a.path.as_ref())
-                            .is_some_and(opens))
-            })
+                            .and_then(opening)
+                    })
+                    .flatten()
+            })?;
+            Some((d, opens))
+        })
+    }
+
+    /// The decorator that runs a function in a transaction, as written (`@db.atomic()`,
+    /// `@method_decorator(transaction.atomic)`), for messages.
+    pub fn transaction_decorator_text(&self, id: FuncId) -> Option<String> {
+        let (decorator, _) = self.transaction_decorator(self.function(id)?)?;
+        let text = self.source_text(id.file, decorator.range);
+        Some(if text.starts_with('@') {
+            text
+        } else {
+            format!("@{text}")
         })
     }
 

@@ -18,7 +18,15 @@ pub fn describe_transaction(project: &Project, id: FuncId, tx: u32, lang: Lang) 
         return tr!(lang, "transaction.unknown");
     };
     if tx == FUNCTION_TRANSACTION {
-        return tr!(lang, "transaction.decorator", function = function.name());
+        let decorator = project
+            .transaction_decorator_text(id)
+            .unwrap_or_else(|| "@transaction.atomic".to_string());
+        return tr!(
+            lang,
+            "transaction.decorator",
+            decorator = decorator,
+            function = function.name()
+        );
     }
     // A `with` block's line is its context manager's; another block (a session's `begin`
     // found otherwise) is placed by the first event inside it.
