@@ -1825,12 +1825,12 @@ impl<'a> Project<'a> {
             });
             return Some(CallClass::Enqueue { deferred_to_commit });
         }
-        // Celery's enqueue methods on a task the project does not define still enqueue; not a
-        // project method of that name (`flight.delay(minutes)` on a model).
+        // `delay`, `apply_async`, `kiq` on a task the project does not define still enqueue;
+        // not a project method of that name (`flight.delay(minutes)` on a model).
         if self
             .catalog
-            .framework(Framework::Celery)
-            .is_some_and(|spec| spec.enqueue_methods.iter().any(|m| m == method))
+            .frameworks()
+            .any(|spec| spec.unresolved_enqueue_methods.iter().any(|m| m == method))
             && !self.is_task_path(canonical, caller)
             && self.resolve_function(canonical, Some(caller)).is_none()
         {

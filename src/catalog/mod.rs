@@ -369,6 +369,9 @@ pub struct FrameworkSpec {
     /// The framework's application class and the methods that only it has.
     pub app: Option<AppSpec>,
     pub enqueue_methods: Vec<String>,
+    /// Enqueue methods no other library has: they enqueue on a task the project does not
+    /// define.
+    pub unresolved_enqueue_methods: Vec<String>,
     /// Enqueue methods that take the task's arguments as `args=`/`kwargs=` beside options.
     pub options_methods: Vec<String>,
     /// Methods that build a call of the task from its arguments (`task.s(...)`).
@@ -1262,6 +1265,8 @@ struct RawFramework {
     #[serde(default)]
     enqueue_methods: Vec<String>,
     #[serde(default)]
+    unresolved_enqueue_methods: Vec<String>,
+    #[serde(default)]
     options_methods: Vec<String>,
     #[serde(default)]
     signature_methods: Vec<String>,
@@ -1421,6 +1426,7 @@ impl Catalog {
             frameworks.push(FrameworkSpec {
                 framework: fw.name,
                 enqueue_methods: fw.enqueue_methods,
+                unresolved_enqueue_methods: fw.unresolved_enqueue_methods,
                 options_methods: fw.options_methods,
                 signature_methods: fw.signature_methods,
                 call_enqueues: fw.call_enqueues,
@@ -2071,6 +2077,10 @@ impl Catalog {
         self.frameworks
             .iter()
             .find(|spec| spec.framework == framework)
+    }
+
+    pub fn frameworks(&self) -> impl Iterator<Item = &FrameworkSpec> {
+        self.frameworks.iter()
     }
 }
 
