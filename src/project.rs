@@ -2087,6 +2087,13 @@ impl<'a> Project<'a> {
         {
             return true;
         }
+        if call
+            .path
+            .as_ref()
+            .is_some_and(|path| self.catalog.writes_rows(&self.canonical(path), call))
+        {
+            return true;
+        }
         let writes = &self.catalog.state_writes;
         if !writes
             .cache_methods

@@ -442,6 +442,9 @@ pub struct Catalog {
     /// Decorators that make a generator a context manager (`contextlib.contextmanager`).
     context_managers: PatternSet<()>,
     pub state_writes: StateWrites,
+    /// [`StateWrites::session_writes`] and [`StateWrites::write_statements`], compiled.
+    session_writes: PatternSet<()>,
+    write_statements: PatternSet<()>,
     pub writes: Writes,
     pub transactions: Transactions,
     pub models: Models,
@@ -874,6 +877,11 @@ pub struct CelerySettingsSpec {
 pub struct StateWrites {
     pub cache_methods: Vec<String>,
     pub receiver_words: Vec<String>,
+    session_writes: Vec<String>,
+    session_methods: Vec<String>,
+    session_receiver_words: Vec<String>,
+    write_statements: Vec<String>,
+    write_sql_verbs: Vec<String>,
 }
 
 /// An argument position and/or keyword.
@@ -1586,6 +1594,8 @@ impl Catalog {
             },
             lock_extension: raw.lock_extension,
             context_managers: pattern_set(&raw.lock_helpers.context_managers),
+            session_writes: pattern_set(&raw.state_writes.session_writes),
+            write_statements: pattern_set(&raw.state_writes.write_statements),
             state_writes: raw.state_writes,
             writes: Writes {
                 stored_values: pattern_set(&raw.writes.stored_values),
@@ -2077,6 +2087,55 @@ impl Catalog {
         self.frameworks
             .iter()
             .find(|spec| spec.framework == framework)
+    }
+
+    /// Whether a call writes rows outside Django's ORM (`canonical` is its path): a
+    /// SQLAlchemy session's `commit`/`flush`/`add`, or an SQL method running a statement that
+    /// writes (`session.execute(update(Alert)...)`, `cursor.execute("UPDATE ...")`).
+    pub fn writes_rows(&self, canonical: &QPath, call: &CallSite) -> bool {
+        let writes = &self.state_writes;
+        let method = call.method.as_str();
+        if self.session_writes.find(canonical).is_some() {
+            return true;
+        }
+        if writes.session_methods.iter().any(|m| m == method) {
+            let receiver = call.receiver_lowercase();
+            if writes
+                .session_receiver_words
+                .iter()
+                .any(|w| receiver.contains(w.as_str()))
+            {
+                return true;
+            }
+        }
+        if !self.writes.sql_methods.iter().any(|m| m == method) {
+            return false;
+        }
+        let Some(statement) = call.args().first() else {
+            return false;
+        };
+        if let Some(sql) = statement.as_str() {
+            let verb = sql
+                .trim_start()
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .next()
+                .unwrap_or_default();
+            return writes
+                .write_sql_verbs
+                .iter()
+                .any(|v| v.eq_ignore_ascii_case(verb));
+        }
+        // `update(Alert).where(...).values(...)`: the builder is the chain's first call.
+        statement.path.as_ref().is_some_and(|path| {
+            path.0
+                .iter()
+                .position(|seg| seg.call != Call::No)
+                .is_some_and(|first| {
+                    let mut builder = path.0[..=first].to_vec();
+                    builder[first].call = Call::No;
+                    self.write_statements.find(&QPath(builder)).is_some()
+                })
+        })
     }
 
     pub fn frameworks(&self) -> impl Iterator<Item = &FrameworkSpec> {

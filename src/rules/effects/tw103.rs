@@ -9,7 +9,9 @@ use crate::rules::{Checker, TaskView, declare_rule, effect_clause};
 declare_rule! {
     /// ## What it does
     /// Reports a guarded effect without key support whose done state is written only **after**
-    /// it (`x.notified = True; x.save()`, `.update(status="sent")` following the send). The guard
+    /// it (`x.notified = True; x.save()`, `.update(status="sent")` following the send; in
+    /// SQLAlchemy the `session.commit()` after `x.notified = True`, or an executed
+    /// `update(...)` statement; raw `UPDATE` SQL). The guard
     /// may test the done state (`if x.notified:`) or the pending one (`if x.status != "queued":
     /// return`, when the task writes `status` later; without that write it is a precondition).
     /// The guard, the effect and the write may each be in the task or in a helper it calls
