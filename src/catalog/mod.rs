@@ -989,7 +989,9 @@ impl TimeLimitSpec {
         if let Ok(number) = text.parse::<i64>() {
             return Some(number);
         }
-        let (digits, suffix) = text.split_at(text.len().checked_sub(1)?);
+        // The last character, whatever its width (`"2é"` must not split inside it).
+        let (at, _) = text.char_indices().next_back()?;
+        let (digits, suffix) = text.split_at(at);
         let scale = match suffix.to_ascii_lowercase().as_str() {
             "s" => 1,
             "m" => 60,
@@ -2241,6 +2243,26 @@ mod tests {
             sink.key.as_ref().and_then(|k| k.keyword.as_deref()),
             Some("external_ref")
         );
+    }
+
+    #[test]
+    fn suffixed_durations_end_in_any_character() {
+        let spec = TimeLimitSpec {
+            keyword: "timeout".into(),
+            unit: TimeUnit::Seconds,
+            unbounded: None,
+            suffixed: true,
+        };
+        let text = |s: &str| Value {
+            lit: crate::facts::Lit::Str(s.into()),
+            ..Value::default()
+        };
+        assert_eq!(spec.value_of(&text("10m")), Some(600));
+        assert_eq!(spec.value_of(&text("2h")), Some(7200));
+        assert_eq!(spec.value_of(&text("90")), Some(90));
+        assert_eq!(spec.value_of(&text("2\u{e9}")), None);
+        assert_eq!(spec.value_of(&text("\u{1f600}")), None);
+        assert_eq!(spec.value_of(&text("")), None);
     }
 
     #[test]
