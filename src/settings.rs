@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 use ruff_text_size::TextRange;
 
-use crate::facts::{EventKind, FunctionBody, Lit, ModuleFacts, Value};
+use crate::facts::{DictItem, EventKind, FunctionBody, Lit, ModuleFacts, Value};
 use crate::path::{QPath, Sym};
 use crate::project::Project;
 
@@ -161,6 +161,12 @@ impl CelerySettings {
                     .split('.')
                     .any(|part| part.contains("settings"));
             let is_celeryconfig = sources.modules.contains(&facts.module) || last == "celeryconfig";
+            if is_celeryconfig {
+                // `from celeryconfig_base import *`: the base's settings, which this module's
+                // own may override.
+                let mut seen = vec![fi];
+                settings.star_imported(project, facts, &mut seen);
+            }
             if is_django_settings || is_celeryconfig {
                 for (name, value) in &facts.vars {
                     let key = if is_celeryconfig {
@@ -173,10 +179,18 @@ impl CelerySettings {
                     }
                 }
             }
-            for (name, key, value, range) in assigned {
+            for Assigned {
+                name,
+                key,
+                value,
+                range,
+                file,
+            } in assigned
+            {
+                let file = file.unwrap_or(file_id);
                 match key {
-                    Some(key) => settings.set_entry(name, key, value, file_id, range),
-                    None => settings.set(name, value, file_id, range),
+                    Some(key) => settings.set_entry(name, key, value, file, range),
+                    None => settings.set(name, value, file, range),
                 }
             }
         }
@@ -193,6 +207,31 @@ impl CelerySettings {
     }
 }
 
+impl CelerySettings {
+    /// The settings of the project modules a configuration module star-imports (`from
+    /// celeryconfig_base import *`), theirs first; `seen` holds the files already read.
+    fn star_imported(&mut self, project: &Project, facts: &ModuleFacts, seen: &mut Vec<usize>) {
+        for module in &facts.star_imports {
+            let Some(file) = project.module_of(module) else {
+                continue;
+            };
+            if seen.contains(&(file as usize)) || seen.len() > 8 {
+                continue;
+            }
+            seen.push(file as usize);
+            let Some(base) = project.facts(file) else {
+                continue;
+            };
+            self.star_imported(project, base, seen);
+            for (name, value) in &base.vars {
+                if let Some(key) = config_name(project, name) {
+                    self.set(&key, known(project, value), file, value.range);
+                }
+            }
+        }
+    }
+}
+
 /// The setting a name of a configuration module or class (`celeryconfig.py`, the object given
 /// to `config_from_object`) sets: the name itself, or the new name of an old upper-case one
 /// (`CELERY_ACKS_LATE`), which Celery still reads there.
@@ -205,8 +244,26 @@ fn config_name(project: &Project, name: &str) -> Option<String> {
 }
 
 /// A setting a call or an assignment sets: its name, the entry when only one of its dict's
-/// entries is set, its value when known, and where.
-type Assigned<'a> = (&'a str, Option<Sym>, Option<Value>, TextRange);
+/// entries is set, its value when known, and where (in `file`, when not the call's).
+struct Assigned<'a> {
+    name: &'a str,
+    key: Option<Sym>,
+    value: Option<Value>,
+    range: TextRange,
+    file: Option<u32>,
+}
+
+impl<'a> Assigned<'a> {
+    fn new(name: &'a str, key: Option<Sym>, value: Option<Value>, range: TextRange) -> Self {
+        Assigned {
+            name,
+            key,
+            value,
+            range,
+            file: None,
+        }
+    }
+}
 
 /// `app.conf.update(...)`, `app.conf.x = ...`, `Celery(..., broker=...)`, in the order they
 /// appear.
@@ -247,18 +304,36 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                 let canonical = project.canonical(path);
                 if conf_update && is_conf(&canonical, 1) {
                     for (key, value) in call.keywords() {
-                        assigned.push((key.as_str(), None, known(project, value), value.range));
+                        assigned.push(Assigned::new(
+                            key.as_str(),
+                            None,
+                            known(project, value),
+                            value.range,
+                        ));
                     }
-                    if let Some(items) = call.args().first().and_then(Value::dict) {
-                        for (key, value) in items {
-                            if let Some(key) = key {
-                                assigned.push((
+                    // `update({...})`, or `update(CELERY_OPTIONS)` with the dict in another
+                    // module, where its entries are reported.
+                    let (items, file) = match call.args().first() {
+                        Some(arg) => match arg.dict() {
+                            Some(items) => (Some(items), None),
+                            None => match imported_dict(project, arg) {
+                                Some((items, file)) => (Some(items), Some(file)),
+                                None => (None, None),
+                            },
+                        },
+                        None => (None, None),
+                    };
+                    for (key, value) in items.unwrap_or(&[]) {
+                        if let Some(key) = key {
+                            assigned.push(Assigned {
+                                file,
+                                ..Assigned::new(
                                     key.as_str(),
                                     None,
                                     known(project, value),
                                     value.range,
-                                ));
-                            }
+                                )
+                            });
                         }
                     }
                 } else if conf_update
@@ -272,7 +347,7 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                     // the whole setting is unknown from here on.
                     let opaque = call.args().first().is_some_and(|a| a.dict().is_none());
                     if opaque || call.star_kwargs || call.star_args {
-                        assigned.push((setting, None, None, call.range));
+                        assigned.push(Assigned::new(setting, None, None, call.range));
                         continue;
                     }
                     let entries = call.keywords().iter().map(|(k, v)| (Some(*k), v));
@@ -280,15 +355,25 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                     for (key, value) in entries.chain(items.iter().map(|(k, v)| (*k, v))) {
                         // A `**spread` entry: what it sets is not known here.
                         let Some(key) = key else {
-                            assigned.push((setting, None, None, value.range));
+                            assigned.push(Assigned::new(setting, None, None, value.range));
                             continue;
                         };
-                        assigned.push((setting, Some(key), known(project, value), value.range));
+                        assigned.push(Assigned::new(
+                            setting,
+                            Some(key),
+                            known(project, value),
+                            value.range,
+                        ));
                     }
                 } else if is_celery_app(&canonical) {
                     // Celery sets its keywords as settings (`broker` is `broker_url`).
                     for (key, value) in call.keywords() {
-                        assigned.push((key.as_str(), None, known(project, value), value.range));
+                        assigned.push(Assigned::new(
+                            key.as_str(),
+                            None,
+                            known(project, value),
+                            value.range,
+                        ));
                     }
                 }
             }
@@ -297,7 +382,7 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                     continue;
                 };
                 if is_conf(&project.canonical(object), 0) {
-                    assigned.push((
+                    assigned.push(Assigned::new(
                         assign.attr.as_str(),
                         assign.key,
                         known(project, &assign.value),
@@ -308,6 +393,17 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
             EventKind::Guard(_) => {}
         }
     }
+}
+
+/// The dict a name imported from another project module holds (`from .celery_settings import
+/// CELERY_OPTIONS`), with that module's file.
+fn imported_dict<'p>(project: &'p Project, value: &Value) -> Option<(&'p [DictItem], u32)> {
+    let path = value.path.as_ref().filter(|p| !p.is_call())?;
+    let canonical = project.canonical(path);
+    let (name, module) = canonical.segs().split_last()?;
+    let file = project.module_of(&QPath(module.to_vec()).dotted())?;
+    let items = project.facts(file)?.vars.get(name.name.as_str())?.dict()?;
+    Some((items, file))
 }
 
 /// Whether `app.conf.<method>(...)` sets several settings at once (`update`, `setdefault`).
