@@ -850,6 +850,21 @@ impl<'a> Project<'a> {
             };
             let class_name = QPath(path.0[..=at].to_vec()).dotted();
             let Some((_, class)) = self.class(&class_name) else {
+                // `Reminder.objects.filter(...).mail_all()` where the model says `objects =
+                // ReminderQuerySet.as_manager()`: the chain is on that project class.
+                if let Some(next) = self.class_attribute_instance(&path, at)
+                    && next
+                        .0
+                        .iter()
+                        .position(|s| s.call != Call::No)
+                        .is_some_and(|instance| {
+                            self.class(&QPath(next.0[..=instance].to_vec()).dotted())
+                                .is_some()
+                        })
+                {
+                    path = next;
+                    continue;
+                }
                 // `helper().send()`: a project function's call stands for what it returns.
                 match self.returned_path(&QPath(path.0[..=at].to_vec())) {
                     Some(returned) => {
@@ -860,6 +875,17 @@ impl<'a> Project<'a> {
                 }
             };
             let member = path.0[at + 1].name.as_str();
+            // `EntryQuerySet().filter(...).mail_all()`: a queryset method the project's manager
+            // or queryset class inherits gives a queryset of the same class.
+            if path.0[at + 1].call != Call::No
+                && at + 2 < path.0.len()
+                && self.catalog.orm.chain_methods.has(member)
+                && self.catalog.is_manager_class(class.name.as_str())
+                && !self.class_defines(class, member, 0)
+            {
+                path.0.remove(at + 1);
+                continue;
+            }
             // `order.customer` where `customer` is a relation: an instance of the related model.
             if let Some(target) = self.models.relation_target(&class_name, member) {
                 let next = QPath::from_dotted(&target).instance();
@@ -954,6 +980,22 @@ impl<'a> Project<'a> {
             else {
                 continue;
             };
+            // `return self.filter(sent_at=None)` in a custom queryset or manager class: a
+            // queryset of that class, whose own methods a caller's chain goes on with.
+            if let [head, chained] = &path.0[..]
+                && head.name == "self"
+                && chained.call != Call::No
+                && self.catalog.orm.chain_methods.has(chained.name.as_str())
+                && let Some(class) = self.class_of(id)
+                && self.catalog.is_manager_class(class.name.as_str())
+                && !self.class_defines(class, chained.name.as_str(), 0)
+            {
+                let instance = QPath::from_dotted(&class.qualname).instance();
+                if !returned.contains(&instance) {
+                    returned.push(instance);
+                }
+                continue;
+            }
             // `return self.event.get_backend()`: `self` is the method's class.
             let path = if path.0[0].name == "self" {
                 self.with_self(path, id)

@@ -13,10 +13,14 @@ use crate::path::{Call, Pattern, QPath, Seg, Sym};
 
 const BUILTIN: &str = include_str!("catalog.toml");
 
+/// Catalog keys whose values no rule reads the arguments of: `option-prefix` (a prefix, not a
+/// name: `_` would keep the arguments of every gettext `_()` call) and `chain-methods` (only
+/// their names matter; `reverse` would keep those of every Django `reverse()` call).
+const NAMES_ONLY: [&str; 2] = ["option-prefix", "chain-methods"];
+
 /// The identifiers in the keys and string values of a catalog, except those of its `[pure]`
-/// lists (calls that keep no event cannot have arguments a rule reads) and of `option-prefix`
-/// (a prefix, not a name: `_` would keep the arguments of every gettext `_()` call). Comments
-/// say nothing.
+/// lists (calls that keep no event cannot have arguments a rule reads) and of [`NAMES_ONLY`].
+/// Comments say nothing.
 fn catalog_words(text: &str) -> Vec<String> {
     fn walk(value: &toml::Value, out: &mut Vec<String>) {
         match value {
@@ -24,7 +28,7 @@ fn catalog_words(text: &str) -> Vec<String> {
             toml::Value::Array(items) => items.iter().for_each(|item| walk(item, out)),
             toml::Value::Table(table) => {
                 for (key, value) in table {
-                    if key == "option-prefix" {
+                    if NAMES_ONLY.contains(&key.as_str()) {
                         continue;
                     }
                     out.extend(identifiers(key).map(str::to_string));
@@ -619,6 +623,7 @@ pub struct Orm {
     pub key_fields: Names,
     pub write_methods: Names,
     pub queryset_methods: Names,
+    pub chain_methods: Names,
     pub as_manager_methods: Names,
     pub from_queryset_methods: Names,
     pub related_manager_writes: Names,
