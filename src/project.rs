@@ -1803,6 +1803,17 @@ impl<'a> Project<'a> {
         if let Some(id) = self.resolve_function(&canonical, Some(caller)) {
             return CallClass::Project(id);
         }
+        // `refund_line.run(line_id)`, Huey's `call_local`: the task's body, run here.
+        if let Some((_, receiver)) = canonical.0.split_last()
+            && let Some(id) = self.resolve_function(&QPath(receiver.to_vec()), Some(caller))
+            && let Some(task) = self.task(id)
+            && self
+                .catalog
+                .framework(task.framework)
+                .is_some_and(|spec| spec.run_methods.iter().any(|m| m == call.method.as_str()))
+        {
+            return CallClass::Project(id);
+        }
         if self.heuristics
             && let Some(effect) = self.heuristic_effect(call, &canonical)
         {

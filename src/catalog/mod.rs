@@ -376,6 +376,8 @@ pub struct FrameworkSpec {
     /// Enqueue methods no other library has: they enqueue on a task the project does not
     /// define.
     pub unresolved_enqueue_methods: Vec<String>,
+    /// Methods of a task that run its body in the caller's process (`task.run(...)`).
+    pub run_methods: Vec<String>,
     /// Enqueue methods that take the task's arguments as `args=`/`kwargs=` beside options.
     pub options_methods: Vec<String>,
     /// Methods that build a call of the task from its arguments (`task.s(...)`).
@@ -1282,6 +1284,8 @@ struct RawFramework {
     #[serde(default)]
     unresolved_enqueue_methods: Vec<String>,
     #[serde(default)]
+    run_methods: Vec<String>,
+    #[serde(default)]
     options_methods: Vec<String>,
     #[serde(default)]
     signature_methods: Vec<String>,
@@ -1442,6 +1446,7 @@ impl Catalog {
                 framework: fw.name,
                 enqueue_methods: fw.enqueue_methods,
                 unresolved_enqueue_methods: fw.unresolved_enqueue_methods,
+                run_methods: fw.run_methods,
                 options_methods: fw.options_methods,
                 signature_methods: fw.signature_methods,
                 call_enqueues: fw.call_enqueues,

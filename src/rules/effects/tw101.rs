@@ -7,7 +7,10 @@ use crate::rules::{Checker, TaskView, declare_rule, effect_clause};
 declare_rule! {
     /// ## What it does
     /// Reports a task that reaches an effect whose provider accepts an idempotency key — a
-    /// payment, a keyed e-mail or HTTP API — and passes none (or passes `None`). Effects in a
+    /// payment, a keyed e-mail or HTTP API — and passes none (or passes `None`). A task reaches
+    /// what the project functions it calls do, and what another task's body does when it runs
+    /// that body in its own process (`refund.run(...)`, `.apply()`, Huey's `call_local`,
+    /// Dramatiq's `.fn`, Django's `.call()`), not what a task it enqueues does. Effects in a
     /// lambda the task builds (`transaction.on_commit(lambda: ...)`), or in a function it hands
     /// to `transaction.on_commit` (`on_commit(notify)`, `on_commit(partial(notify, pk))`), are
     /// reached too: they run again on a second run. Headers are read as the call sends them:

@@ -83,12 +83,17 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                     || function.events()[..effect.index].iter().any(|event| {
                         matches!(event.kind, EventKind::Guard(_)) && in_loop(event.block)
                     }));
+            // A write in the loop records each item: one of its own, or one the helper that
+            // reaches the effect makes (`pay_seller(id)` that transfers, then marks it paid).
             !guarded_each_time
                 && !function.events().iter().enumerate().any(|(i, event)| {
                     in_loop(event.block)
-                        && i != effect.index
                         && project.writes_state(task.id, i)
-                        && project.effects_at(task.id, i).is_empty()
+                        && if i == effect.index {
+                            effect.trace.len() > 1
+                        } else {
+                            project.effects_at(task.id, i).is_empty()
+                        }
                 })
         });
         let why = if let Some(other) = followed {
