@@ -3424,9 +3424,18 @@ impl<'e, 'c> Walker<'e, 'c> {
             && self.ex.catalog.orm.update_methods.has(attr.attr.as_str())
         {
             let selected = self.selected_fields(&attr.value);
-            if keywords
-                .iter()
-                .any(|(name, _)| selected.contains(&name.as_str()))
+            // `update(sent=True)`, or SQLAlchemy's `update({"sent": True})`.
+            let set = keywords.iter().map(|(name, _)| Some(*name)).chain(
+                args.first()
+                    .and_then(Value::dict)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|(key, _)| *key),
+            );
+            if set
+                .into_iter()
+                .flatten()
+                .any(|name| selected.contains(&name.as_str()))
             {
                 value.flags |= Value::CLAIM;
                 claims = true;
