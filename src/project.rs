@@ -528,17 +528,23 @@ impl<'a> Project<'a> {
         self.constant_at(value, 0)
     }
 
+    /// The module variable of a project module that a value names (`settings.TIMEOUT`, an
+    /// imported `CELERY_OPTIONS`), with that module's file.
+    pub fn module_var(&self, value: &Value) -> Option<(&'a Value, u32)> {
+        let path = value.path.as_ref().filter(|p| !p.is_call())?;
+        let canonical = self.canonical(path);
+        let (name, module) = canonical.segs().split_last()?;
+        let file = self.module_of(&QPath(module.to_vec()).dotted())?;
+        Some((self.facts(file)?.vars.get(name.name.as_str())?, file))
+    }
+
     fn constant_at(&self, value: &Value, depth: u32) -> Option<Value> {
         if depth > 8 {
             return None;
         }
         match &value.lit {
             Lit::Other => {
-                let path = value.path.as_ref().filter(|p| !p.is_call())?;
-                let canonical = self.canonical(path);
-                let (name, module) = canonical.segs().split_last()?;
-                let file = self.module_of(&QPath(module.to_vec()).dotted())?;
-                let constant = self.facts(file)?.vars.get(name.name.as_str())?;
+                let (constant, _) = self.module_var(value)?;
                 match constant.lit {
                     Lit::Other => None,
                     Lit::Arith(_) => self.constant_at(constant, depth + 1),

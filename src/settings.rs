@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 use ruff_text_size::TextRange;
 
-use crate::facts::{DictItem, EventKind, FunctionBody, Lit, ModuleFacts, Value};
+use crate::facts::{EventKind, FunctionBody, Lit, ModuleFacts, Value};
 use crate::path::{QPath, Sym};
 use crate::project::Project;
 
@@ -205,9 +205,7 @@ impl CelerySettings {
         }
         settings
     }
-}
 
-impl CelerySettings {
     /// The settings of the project modules a configuration module star-imports (`from
     /// celeryconfig_base import *`), theirs first; `seen` holds the files already read.
     fn star_imported(&mut self, project: &Project, facts: &ModuleFacts, seen: &mut Vec<usize>) {
@@ -313,17 +311,17 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                     }
                     // `update({...})`, or `update(CELERY_OPTIONS)` with the dict in another
                     // module, where its entries are reported.
-                    let (items, file) = match call.args().first() {
-                        Some(arg) => match arg.dict() {
-                            Some(items) => (Some(items), None),
-                            None => match imported_dict(project, arg) {
-                                Some((items, file)) => (Some(items), Some(file)),
-                                None => (None, None),
-                            },
-                        },
-                        None => (None, None),
-                    };
-                    for (key, value) in items.unwrap_or(&[]) {
+                    let (items, file) = call
+                        .args()
+                        .first()
+                        .and_then(|arg| {
+                            arg.dict().map(|items| (items, None)).or_else(|| {
+                                let (var, file) = project.module_var(arg)?;
+                                Some((var.dict()?, Some(file)))
+                            })
+                        })
+                        .unwrap_or((&[], None));
+                    for (key, value) in items {
                         if let Some(key) = key {
                             assigned.push(Assigned {
                                 file,
@@ -393,17 +391,6 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
             EventKind::Guard(_) => {}
         }
     }
-}
-
-/// The dict a name imported from another project module holds (`from .celery_settings import
-/// CELERY_OPTIONS`), with that module's file.
-fn imported_dict<'p>(project: &'p Project, value: &Value) -> Option<(&'p [DictItem], u32)> {
-    let path = value.path.as_ref().filter(|p| !p.is_call())?;
-    let canonical = project.canonical(path);
-    let (name, module) = canonical.segs().split_last()?;
-    let file = project.module_of(&QPath(module.to_vec()).dotted())?;
-    let items = project.facts(file)?.vars.get(name.name.as_str())?.dict()?;
-    Some((items, file))
 }
 
 /// Whether `app.conf.<method>(...)` sets several settings at once (`update`, `setdefault`).
