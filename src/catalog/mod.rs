@@ -382,6 +382,9 @@ pub struct FrameworkSpec {
     pub options_methods: Vec<String>,
     /// Methods that build a call of the task from its arguments (`task.s(...)`).
     pub signature_methods: Vec<String>,
+    /// Methods that build a call of the task from `args`/`kwargs` (or the first two positional
+    /// arguments) beside options (`self.signature((id,), {"engine": e}, countdown=30)`).
+    pub options_signature_methods: Vec<String>,
     pub call_enqueues: bool,
     pub time_limits: Vec<TimeLimitSpec>,
     /// The framework's own bound on a run, in seconds, when the task sets none.
@@ -1290,6 +1293,8 @@ struct RawFramework {
     #[serde(default)]
     signature_methods: Vec<String>,
     #[serde(default)]
+    options_signature_methods: Vec<String>,
+    #[serde(default)]
     call_enqueues: bool,
     #[serde(default)]
     time_limits: Vec<TimeLimitSpec>,
@@ -1449,6 +1454,7 @@ impl Catalog {
                 run_methods: fw.run_methods,
                 options_methods: fw.options_methods,
                 signature_methods: fw.signature_methods,
+                options_signature_methods: fw.options_signature_methods,
                 call_enqueues: fw.call_enqueues,
                 time_limits: fw.time_limits,
                 default_time_limit: fw.default_time_limit,
@@ -2152,6 +2158,14 @@ impl Catalog {
 
     pub fn frameworks(&self) -> impl Iterator<Item = &FrameworkSpec> {
         self.frameworks.iter()
+    }
+
+    /// Whether a framework's tasks have a method of this name that builds a call of the task
+    /// (Celery's `s`, `si`).
+    pub fn is_signature_method(&self, method: &str) -> bool {
+        self.frameworks
+            .iter()
+            .any(|spec| spec.signature_methods.iter().any(|m| m == method))
     }
 }
 

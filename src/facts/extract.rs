@@ -2522,6 +2522,22 @@ impl<'e, 'c> Walker<'e, 'c> {
                 merge_taint(&mut value.taint, &left.taint);
                 merge_taint(&mut value.taint, &right.taint);
                 let catalog = self.ex.catalog;
+                // `a.si(x) | b.si(x)`: a chain, sent as its first task is when it is started
+                // (`(a.si(x) | b.si(x)).delay()` enqueues `a`).
+                if bin.op == Operator::BitOr {
+                    let signature = |v: &Value| {
+                        v.path.as_ref().is_some_and(|p| {
+                            p.is_call()
+                                && p.last_name()
+                                    .is_some_and(|m| catalog.is_signature_method(m))
+                        })
+                    };
+                    if signature(&left) {
+                        value.path = left.path.clone();
+                    } else if signature(&right) {
+                        value.path = right.path.clone();
+                    }
+                }
                 let is_stored =
                     |v: &Value| v.path.as_ref().is_some_and(|p| catalog.is_stored_value(p));
                 if matches!(bin.op, Operator::Add | Operator::Sub) {

@@ -238,6 +238,19 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                     shown = format!("{method}(...).{}", next.method.as_str());
                     changed_positional(call.args(), call.keywords(), &params, lang)
                 })
+        } else if listed(&spec.options_signature_methods) {
+            // `self.signature((id,), {"engine": "ocr"}, countdown=30).apply_async()`.
+            next_call_on(function, index, call.range)
+                .filter(|next| listed_in(&spec.enqueue_methods, next.method.as_str()))
+                .and_then(|next| {
+                    shown = format!("{method}(...).{}", next.method.as_str());
+                    changed_arguments(
+                        call.keyword("args").or_else(|| call.args().first()),
+                        call.keyword("kwargs").or_else(|| call.args().get(1)),
+                        &params,
+                        lang,
+                    )
+                })
         } else {
             None
         };

@@ -1,6 +1,6 @@
 use crate::facts::EventKind;
 use crate::i18n::tr;
-use crate::project::CallClass;
+use crate::project::{CallClass, Project};
 use crate::rules::transactions::describe_transaction;
 use crate::rules::{Checker, declare_rule};
 
@@ -75,11 +75,11 @@ pub fn check_project(checker: &mut Checker) {
                 _ => continue,
             };
             let what = match via {
-                None => tr!(lang, "tw302.direct", call = written_label(call)),
+                None => tr!(lang, "tw302.direct", call = written_label(project, call)),
                 Some(enqueue) => tr!(
                     lang,
                     "tw302.reached",
-                    call = written_label(call),
+                    call = written_label(project, call),
                     enqueue = project.hop_label(enqueue)
                 ),
             };
@@ -110,7 +110,7 @@ pub fn check_project(checker: &mut Checker) {
 
 /// The call as written: `send_receipt.delay`, `queue.enqueue`, `chord(...)(...)` for the call
 /// of a call's result.
-fn written_label(call: &crate::facts::CallSite) -> String {
+fn written_label(project: &Project, call: &crate::facts::CallSite) -> String {
     if call.method.as_str().is_empty() {
         let called = call
             .path
@@ -118,6 +118,21 @@ fn written_label(call: &crate::facts::CallSite) -> String {
             .and_then(crate::path::QPath::last_name)
             .unwrap_or_default();
         return format!("{called}(...)(...)");
+    }
+    // `render_images.si(...).delay`, and a chain `(a.si(...) | b.si(...)).delay` named by the
+    // task it sends first.
+    if let Some([task, signature, _]) = call.path.as_ref().and_then(|p| p.0.last_chunk::<3>())
+        && signature.call != crate::path::Call::No
+        && task.call == crate::path::Call::No
+        && project.catalog.is_signature_method(signature.name.as_str())
+        && call.receiver.is_none_or(|r| r == signature.name)
+    {
+        return format!(
+            "{}.{}(...).{}",
+            task.name,
+            signature.name,
+            call.method.as_str()
+        );
     }
     match &call.receiver.map(crate::path::Sym::as_str) {
         Some(receiver) => format!("{receiver}.{}", call.method.as_str()),
