@@ -566,8 +566,25 @@ impl<'e, 'c> Walker<'e, 'c> {
 
     fn annotation_path(&mut self, annotation: &Expr) -> Option<QPath> {
         match annotation {
-            // `Optional[X]`, `X | None`: the class is what matters.
-            Expr::Subscript(sub) => self.annotation_path(&sub.slice),
+            // `Optional[X]`, `Annotated[X, ...]`: the class is what matters. A generic
+            // (`dict[str, Any]`, `Repository[Order]`) is an instance of itself, not of its
+            // parameters.
+            Expr::Subscript(sub) => {
+                let wrapper = match &*sub.value {
+                    Expr::Name(name) => Some(name.id.as_str()),
+                    Expr::Attribute(attr) => Some(attr.attr.as_str()),
+                    _ => None,
+                }
+                .is_some_and(|name| TYPING_WRAPPERS.contains(&name));
+                if wrapper {
+                    self.annotation_path(&sub.slice)
+                } else {
+                    self.annotation_path(&sub.value)
+                }
+            }
+            // A builtin (`ctx: dict`) says nothing a name would not: the parameter keeps its
+            // name, which the catalog's metadata is written against (`ctx["job_try"]`).
+            Expr::Name(name) if self.is_builtin_call(name.id.as_str()) => None,
             Expr::BinOp(bin) => self.annotation_path(&bin.left),
             // `Annotated[X, Depends(...)]`, `Union[X, None]`: the first class named.
             Expr::Tuple(tuple) => tuple
@@ -3907,6 +3924,18 @@ fn root_name(expr: &Expr) -> Option<&str> {
         _ => None,
     }
 }
+
+/// `typing`'s forms that wrap the class an annotation names (`Optional[Ledger]`).
+const TYPING_WRAPPERS: &[&str] = &[
+    "Optional",
+    "Union",
+    "Annotated",
+    "Final",
+    "ClassVar",
+    "Required",
+    "NotRequired",
+    "ReadOnly",
+];
 
 /// The identifier right before a method: `payment_gateway` in `payment_gateway.capture`,
 /// `messages` in `client.messages.create`, `api` in `get_api().refund`; with the entry of a
