@@ -385,6 +385,9 @@ pub struct FrameworkSpec {
     /// Methods that build a call of the task from `args`/`kwargs` (or the first two positional
     /// arguments) beside options (`self.signature((id,), {"engine": e}, countdown=30)`).
     pub options_signature_methods: Vec<String>,
+    /// Methods of a task that return it with other options, enqueued by the enqueue method
+    /// called on the result with the task's own arguments (`task.configure(lock=k).defer(id)`).
+    pub builder_methods: Vec<String>,
     pub call_enqueues: bool,
     pub time_limits: Vec<TimeLimitSpec>,
     /// The framework's own bound on a run, in seconds, when the task sets none.
@@ -1295,6 +1298,8 @@ struct RawFramework {
     #[serde(default)]
     options_signature_methods: Vec<String>,
     #[serde(default)]
+    builder_methods: Vec<String>,
+    #[serde(default)]
     call_enqueues: bool,
     #[serde(default)]
     time_limits: Vec<TimeLimitSpec>,
@@ -1455,6 +1460,7 @@ impl Catalog {
                 options_methods: fw.options_methods,
                 signature_methods: fw.signature_methods,
                 options_signature_methods: fw.options_signature_methods,
+                builder_methods: fw.builder_methods,
                 call_enqueues: fw.call_enqueues,
                 time_limits: fw.time_limits,
                 default_time_limit: fw.default_time_limit,
@@ -2158,6 +2164,14 @@ impl Catalog {
 
     pub fn frameworks(&self) -> impl Iterator<Item = &FrameworkSpec> {
         self.frameworks.iter()
+    }
+
+    /// Whether a framework's tasks have a method of this name that returns the task with other
+    /// options (Procrastinate's `configure`, Django's `using`).
+    pub fn is_builder_method(&self, method: &str) -> bool {
+        self.frameworks
+            .iter()
+            .any(|spec| spec.builder_methods.iter().any(|m| m == method))
     }
 
     /// Whether a framework's tasks have a method of this name that builds a call of the task

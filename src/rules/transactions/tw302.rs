@@ -119,20 +119,36 @@ fn written_label(project: &Project, call: &crate::facts::CallSite) -> String {
             .unwrap_or_default();
         return format!("{called}(...)(...)");
     }
-    // `render_images.si(...).delay`, and a chain `(a.si(...) | b.si(...)).delay` named by the
-    // task it sends first.
-    if let Some([task, signature, _]) = call.path.as_ref().and_then(|p| p.0.last_chunk::<3>())
-        && signature.call != crate::path::Call::No
-        && task.call == crate::path::Call::No
-        && project.catalog.is_signature_method(signature.name.as_str())
-        && call.receiver.is_none_or(|r| r == signature.name)
+    // `render_images.si(...).delay`, `sync.configure(...).defer`, a chain
+    // `(a.si(...) | b.si(...)).delay` named by the task it sends first.
+    if let Some(path) = &call.path
+        && let Some((_, before)) = path.0.split_last()
     {
-        return format!(
-            "{}.{}(...).{}",
-            task.name,
-            signature.name,
-            call.method.as_str()
-        );
+        let catalog = project.catalog;
+        let made = before
+            .iter()
+            .rev()
+            .take_while(|seg| {
+                seg.call != crate::path::Call::No
+                    && (catalog.is_signature_method(seg.name.as_str())
+                        || catalog.is_builder_method(seg.name.as_str()))
+            })
+            .count();
+        if made > 0
+            && let Some(task) = before.len().checked_sub(made + 1).map(|i| &before[i])
+            && task.call == crate::path::Call::No
+            && call
+                .receiver
+                .is_none_or(|r| r == before[before.len() - 1].name)
+        {
+            let mut label = task.name.as_str().to_string();
+            for seg in &before[before.len() - made..] {
+                label.push_str(&format!(".{}(...)", seg.name.as_str()));
+            }
+            label.push('.');
+            label.push_str(call.method.as_str());
+            return label;
+        }
     }
     match &call.receiver.map(crate::path::Sym::as_str) {
         Some(receiver) => format!("{receiver}.{}", call.method.as_str()),
