@@ -3341,11 +3341,15 @@ fn key_status(spec: &KeySpec, call: &CallSite) -> KeyStatus {
         return key;
     }
     if let Some(field) = &spec.field {
-        for value in call
-            .args()
-            .iter()
-            .chain(call.keywords().iter().map(|(_, v)| v))
-        {
+        let holds = |keyword: &Sym| {
+            spec.field_in.is_empty() || spec.field_in.iter().any(|k| k == keyword.as_str())
+        };
+        for value in call.args().iter().chain(
+            call.keywords()
+                .iter()
+                .filter(|(k, _)| holds(k))
+                .map(|(_, v)| v),
+        ) {
             if let Some(found) = find_field(value, field, 0) {
                 return present(found);
             }
@@ -3509,35 +3513,31 @@ fn param_entry(value: &Value) -> Entry<'_> {
     }
 }
 
-/// The field in a dict, or in the dicts it holds, or in every item of a sequence of them
+/// The field of a dict or request object, or of every item of a sequence of them
 /// (`Entries=[{"Id": ..., "MessageDeduplicationId": ...}, ...]`).
 fn find_field<'v>(value: &'v Value, field: &str, depth: u32) -> Option<&'v Value> {
-    if depth > 4 {
-        return None;
-    }
+    // A batch's key is a field of every entry (`Entries=[{..., "MessageDeduplicationId": k}]`).
     if let Lit::Seq(items) = &value.lit {
+        if depth > 0 {
+            return None;
+        }
         let mut found = items.iter().map(|item| find_field(item, field, depth + 1));
         let first = found.next()??;
         return found.all(|f| f.is_some()).then_some(first);
     }
+    // The field is where the SDK reads it: in the body or request itself, not in a dict
+    // nested in it (`metadata={"idempotency_key": k}`, `MessageAttributes={...}`).
     // A request object's keywords are its fields (`TransferCreateRequest(idempotency_key=k)`).
     if let Some(request) = value.request() {
-        return request.keywords.iter().find_map(|(k, v)| {
-            if k.as_str() == field {
-                Some(v)
-            } else {
-                find_field(v, field, depth + 1)
-            }
-        });
+        return request
+            .keywords
+            .iter()
+            .find_map(|(k, v)| (k.as_str() == field).then_some(v));
     }
-    let items = value.dict()?;
-    items.iter().find_map(|(k, v)| {
-        if k.as_deref() == Some(field) {
-            Some(v)
-        } else {
-            find_field(v, field, depth + 1)
-        }
-    })
+    value
+        .dict()?
+        .iter()
+        .find_map(|(k, v)| (k.as_deref() == Some(field)).then_some(v))
 }
 
 /// Whether a block or one of its ancestors is a `with` whose context manager satisfies `pred`.

@@ -184,8 +184,13 @@ pub struct KeySpec {
     /// Header names (case-insensitive) in `headers=`.
     #[serde(default, deserialize_with = "one_or_many")]
     pub header: Vec<String>,
-    /// A field of a dict or a keyword of a request object anywhere in the arguments.
+    /// A field of a dict or a keyword of a request object passed to the call (or of every
+    /// item of a list of them).
     pub field: Option<String>,
+    /// The keywords whose value holds `field` (`Entries=[...]`, `body={...}`); without them,
+    /// any argument does. Positional arguments always do.
+    #[serde(default, rename = "field-in", deserialize_with = "one_or_many")]
+    pub field_in: Vec<String>,
     /// Any key-named header counts (`X-Idempotency-Key`, `Idempotence-Key`), not only those
     /// named: a raw HTTP call's server decides which it reads. Set for sinks of kind `http`;
     /// an SDK reads the one header it documents.
@@ -521,7 +526,7 @@ impl<'de> Deserialize<'de> for UserKey {
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str(
                     "a keyword name (`\"idempotency_key\"`) or a table of `keyword`, `position`, \
-                     `options`, `header` or `field`",
+                     `options`, `header`, `field` or `field-in`",
                 )
             }
 
