@@ -281,6 +281,8 @@ pub struct Sink {
     pub key: Option<KeySpec>,
     pub random_default: bool,
     pub method: Option<MethodSpec>,
+    /// Calls the sink's patterns take in that only read (`get_result_of_payment_session`).
+    pub reads: Vec<Pattern>,
 }
 
 /// A set of patterns indexed by their literal last segment.
@@ -1170,6 +1172,8 @@ struct RawEffect {
     #[serde(default)]
     random_default: bool,
     method: Option<MethodSpec>,
+    #[serde(default)]
+    reads: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -1396,6 +1400,7 @@ impl Catalog {
                 key: effect.key.map(|key| key.for_kind(effect.kind)),
                 random_default: effect.random_default,
                 method: effect.method,
+                reads: effect.reads.iter().map(|r| Pattern::parse(r)).collect(),
             });
         }
         for (name, user) in user_effects {
@@ -1413,6 +1418,7 @@ impl Catalog {
                 }),
                 random_default: false,
                 method: None,
+                reads: Vec::new(),
             });
         }
         // User sinks are checked first: they may refine a built-in pattern.
@@ -1824,7 +1830,11 @@ impl Catalog {
     /// The sink a resolved call path names. User sinks win over built-in ones.
     pub fn sink(&self, path: &QPath) -> Option<(usize, &Sink)> {
         let index = self.effects.find_last_inserted(path)?;
-        Some((index, &self.sinks[index]))
+        let sink = &self.sinks[index];
+        if sink.reads.iter().any(|read| read.matches(path)) {
+            return None;
+        }
+        Some((index, sink))
     }
 
     /// Whether [`Catalog::type_by_api`] knows a method of this name.

@@ -3147,6 +3147,23 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
         }
 
+        // `entries = []`, then `entries.append({...})` (in a loop): the list holds what was
+        // appended, each item an entry of the batch it is sent as. A list fed more than a few
+        // items is no longer followed.
+        if method.as_str() == "append"
+            && args.len() == 1
+            && let Expr::Attribute(attr) = &*call.func
+            && let Expr::Name(receiver) = &*attr.value
+            && !self.is_module
+            && let Some(local) = self.locals.get_mut(&Sym::new(receiver.id.as_str()))
+            && let Lit::Seq(items) = &mut local.lit
+        {
+            if items.len() < 8 {
+                items.push(args[0].clone());
+            } else {
+                local.lit = Lit::Other;
+            }
+        }
         // `h.update(str(time.time()).encode())`: the local now holds what it was fed.
         if let Expr::Attribute(attr) = &*call.func
             && let Expr::Name(receiver) = &*attr.value
