@@ -179,7 +179,57 @@ fn validate(options: &Options) -> Result<(), String> {
     ) {
         Glob::new(glob).map_err(|e| format!("invalid glob `{glob}`: {e}"))?;
     }
+    // Names are matched as the analysis resolves calls: a module and what it defines. A bare
+    // name (`dispatch`) would match nothing, silently.
+    for (name, sink) in options.effects.iter().flatten() {
+        if !is_qualified(name) {
+            return Err(format!(
+                "`effects`: `{name}` is not a qualified name: write the module it is imported from and the call (`pushkit.Client.dispatch`)"
+            ));
+        }
+        if let Some(crate::catalog::UserKey::Spec(key)) = &sink.key
+            && key.keyword.is_none()
+            && key.position.is_none()
+            && key.options.is_none()
+            && key.header.is_empty()
+            && key.field.is_none()
+        {
+            return Err(format!(
+                "`effects`: the key of `{name}` names no place: give `keyword`, `position`, `options`, `header` or `field` (or leave `key` out for a call that takes none)"
+            ));
+        }
+        if let Some(crate::catalog::UserKey::Keyword(keyword)) = &sink.key
+            && !crate::path::is_identifier(keyword)
+        {
+            return Err(format!(
+                "`effects`: the key of `{name}` is `{keyword:?}`, not a keyword argument's name"
+            ));
+        }
+    }
+    for decorator in options.task_decorators.iter().flatten() {
+        if !is_qualified(decorator) {
+            return Err(format!(
+                "`task-decorators`: `{decorator}` is not a qualified name: write the module it is imported from (`myproject.tasks.instrumented_task`)"
+            ));
+        }
+    }
     Ok(())
+}
+
+/// `module.name`: dotted identifiers, at least two, as catalog patterns write them (`*`/`**`
+/// wildcards and `name(arg)` calls allowed).
+fn is_qualified(name: &str) -> bool {
+    let mut parts = 0;
+    for part in name.split('.') {
+        parts += 1;
+        // `client(sqs)`: a call with its first argument.
+        let part = part.split_once('(').map_or(part, |(called, _)| called);
+        let wildcard = part == "**" || (!part.is_empty() && part.contains('*'));
+        if !wildcard && !crate::path::is_identifier(part) {
+            return false;
+        }
+    }
+    parts >= 2
 }
 
 /// The configuration file that applies to `start`: the nearest folder, going up, with a

@@ -290,6 +290,41 @@ fn configuration_is_read_and_validated() {
         stderr(&out)
     );
 
+    // Entries that could never match are errors, not silently ignored.
+    for (config, expected) in [
+        (
+            "[tool.twice.effects]\n\"dispatch\" = { kind = \"message\" }\n",
+            "`dispatch` is not a qualified name",
+        ),
+        (
+            "[tool.twice.effects]\n\"pushkit.Client.dispatch\" = { kind = \"message\", key = {} }\n",
+            "names no place",
+        ),
+        (
+            "[tool.twice.effects]\n\"pushkit.Client.dispatch\" = { kind = \"message\", key = \"\" }\n",
+            "not a keyword argument's name",
+        ),
+        (
+            "[tool.twice]\ntask-decorators = [\"instrumented_task\"]\n",
+            "`instrumented_task` is not a qualified name",
+        ),
+    ] {
+        let dir = project(&[("tasks.py", UNKEYED), ("pyproject.toml", config)]);
+        let out = twice(dir.path(), &["check"]);
+        assert_eq!(out.status.code(), Some(2), "{config}");
+        assert!(stderr(&out).contains(expected), "{}", stderr(&out));
+    }
+    // Patterns as the catalog writes them are qualified names.
+    let patterns = project(&[
+        ("tasks.py", UNKEYED),
+        (
+            "pyproject.toml",
+            "[tool.twice.effects]\n\"boto3.**.client(sqs).send_message\" = { kind = \"publish\" }\n",
+        ),
+    ]);
+    let out = twice(patterns.path(), &["check"]);
+    assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
+
     // A syntax error says where; other tools' tables are not read.
     let broken = project(&[(
         "pyproject.toml",
