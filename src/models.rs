@@ -41,6 +41,9 @@ pub struct Model {
     /// Attributes holding a manager under a name the catalog does not list
     /// (`active = ActiveManager()`, `lifecycle = ExpiredQuerySet.as_manager()`).
     pub manager_names: Vec<String>,
+    /// The model a proxy model (`Meta.proxy = True`) stands for: the first base, whose table
+    /// it shares.
+    pub proxy_of: Option<String>,
 }
 
 /// A relation seen from its target: `order.payments` is the `order` field of `OrderPayment`.
@@ -298,6 +301,7 @@ impl Models {
         body: &FunctionBody,
         own_model: Option<usize>,
         deleted: &mut Vec<usize>,
+        through_attribute: &mut Vec<&'static str>,
     ) {
         let mut queried: Vec<usize> = Vec::new();
         for event in &body.events {
@@ -331,10 +335,62 @@ impl Models {
             {
                 // `cls.objects.filter(...).delete()` in a class method of the model.
                 deleted.push(model);
+            } else if path.0.len() > 3
+                && path.0[0].name == "self"
+                && path.0[1].call == crate::path::Call::No
+                && project.catalog.orm.manager_at(path) == Some(2)
+            {
+                // `self.model.objects.filter(...).delete()` in a generic repository: the
+                // model its subclasses name (`model = ProcessedCommand`).
+                through_attribute.push(path.0[1].name.as_str());
             } else if let Some(model) = first_model {
                 deleted.push(model);
             } else if path.contains("query") {
                 deleted.extend(queried.iter().copied());
+            }
+        }
+    }
+
+    /// `self.model.objects...delete()` in a method of `class`: the models that `class` and its
+    /// subclasses assign to the attribute (`model = ProcessedCommand`) are deleted.
+    fn deleted_through_attributes(&mut self, project: &Project, pairs: &[(String, &'static str)]) {
+        let inherits = |class: &Class, ancestor: &str| {
+            let mut current = vec![class];
+            for _ in 0..8 {
+                let mut next = Vec::new();
+                for c in current {
+                    if c.qualname == ancestor {
+                        return true;
+                    }
+                    for base in &c.bases {
+                        if let Some((_, base)) = project.class(&project.canonical(base).dotted()) {
+                            next.push(base);
+                        }
+                    }
+                }
+                if next.is_empty() {
+                    return false;
+                }
+                current = next;
+            }
+            false
+        };
+        for file in project.files {
+            let Some(facts) = &file.facts else { continue };
+            for class in &facts.classes {
+                for (ancestor, attribute) in pairs {
+                    let Some(model) = class
+                        .attrs
+                        .get(attribute)
+                        .and_then(|v| v.path.as_ref())
+                        .and_then(|p| self.index(&project.canonical(p).dotted()))
+                    else {
+                        continue;
+                    };
+                    if inherits(class, ancestor) {
+                        self.deleted.insert(model);
+                    }
+                }
             }
         }
     }
@@ -345,29 +401,52 @@ impl Models {
             let Some(facts) = &file.facts else { continue };
             tables.extend(facts.deleted_tables.iter().cloned());
         }
-        let deleted: Vec<usize> = project
+        // Models deleted, and (class, attribute) pairs of `self.<attribute>.objects...delete()`.
+        type Found = (Vec<usize>, Vec<(String, &'static str)>);
+        let (deleted, through_attributes): Found = project
             .files
             .par_iter()
-            .flat_map_iter(|file| {
+            .map(|file| {
                 let mut deleted = Vec::new();
+                let mut through = Vec::new();
                 let Some(facts) = &file.facts else {
-                    return deleted;
+                    return (deleted, through);
                 };
                 for function in &facts.functions {
                     if function.calls_named(|name| project.catalog.orm.delete_methods.has(&name)) {
-                        let own_model = function
-                            .class()
-                            .and_then(|c| facts.classes.get(c))
-                            .and_then(|class| self.index(&class.qualname));
+                        let class = function.class().and_then(|c| facts.classes.get(c));
+                        let own_model = class.and_then(|class| self.index(&class.qualname));
+                        let mut attributes = Vec::new();
                         function.peek(|body| {
-                            self.deletions_in(project, body, own_model, &mut deleted);
+                            self.deletions_in(
+                                project,
+                                body,
+                                own_model,
+                                &mut deleted,
+                                &mut attributes,
+                            );
                         });
+                        if let Some(class) = class {
+                            through.extend(
+                                attributes.into_iter().map(|a| (class.qualname.clone(), a)),
+                            );
+                        }
                     }
                 }
-                deleted
+                (deleted, through)
             })
-            .collect();
+            .reduce(
+                || (Vec::new(), Vec::new()),
+                |mut a, b| {
+                    a.0.extend(b.0);
+                    a.1.extend(b.1);
+                    a
+                },
+            );
         self.deleted.extend(deleted);
+        if !through_attributes.is_empty() {
+            self.deleted_through_attributes(project, &through_attributes);
+        }
         for file in project.files {
             let Some(facts) = &file.facts else { continue };
             for path in &facts.deleted_models {
@@ -397,6 +476,19 @@ impl Models {
                     self.deleted.insert(i);
                 }
             }
+        }
+        // Rows deleted through a proxy model are its concrete model's rows.
+        for _ in 0..4 {
+            let through_proxies: Vec<usize> = self
+                .deleted
+                .iter()
+                .filter_map(|&i| self.index(self.list[i].proxy_of.as_deref()?))
+                .filter(|base| !self.deleted.contains(base))
+                .collect();
+            if through_proxies.is_empty() {
+                break;
+            }
+            self.deleted.extend(through_proxies);
         }
     }
 }
@@ -454,7 +546,15 @@ fn build_model(project: &Project, file: u32, module: &str, class: &Class, orm: O
         targets: Vec::new(),
         managers: Vec::new(),
         manager_names: Vec::new(),
+        proxy_of: None,
     };
+    if meta_of(project, class)
+        .and_then(|meta| meta.attrs.get("proxy"))
+        .and_then(Value::as_bool)
+        == Some(true)
+    {
+        model.proxy_of = class.bases.first().map(|b| project.canonical(b).dotted());
+    }
     collect(project, class, &mut model, 0, true, Shadowed::default());
     if model.table.is_empty() {
         model.table = default_table(module, &class.name, class, project);
