@@ -517,6 +517,17 @@ impl<'e, 'c> Walker<'e, 'c> {
             if let Some(path) = &annotation {
                 value.path = Some(path.clone().instance());
             }
+            // `key=uuid.uuid4().hex`: evaluated once, when the module is imported; each worker
+            // process (and each restart) has its own.
+            if let Some(default) = param.default.as_deref()
+                && matches!(
+                    default,
+                    Expr::Call(_) | Expr::Attribute(_) | Expr::FString(_)
+                )
+            {
+                let evaluated = self.pure(default);
+                value.taint = evaluated.taint.into_iter().filter(is_source).collect();
+            }
             let sym = Sym::new(name);
             self.params.insert(sym, value);
             params.push(Param {
