@@ -2564,6 +2564,20 @@ impl<'e, 'c> Walker<'e, 'c> {
                         value.path = left.path.clone();
                     } else if signature(&right) {
                         value.path = right.path.clone();
+                    } else if left.dict().is_some() || right.dict().is_some() {
+                        // `auth_headers() | {"Idempotency-Key": key}`: `{**left, **right}`.
+                        let mut items: Vec<DictItem> = Vec::new();
+                        for side in [&left, &right] {
+                            match side.dict() {
+                                Some(entries) => {
+                                    for (key, entry) in entries {
+                                        put_entry(&mut items, *key, entry.clone());
+                                    }
+                                }
+                                None => items.push((None, side.clone())),
+                            }
+                        }
+                        value.lit = Lit::Dict(items);
                     }
                 }
                 let is_stored =
