@@ -41,6 +41,8 @@ pub struct Model {
     /// Attributes holding a manager under a name the catalog does not list
     /// (`active = ActiveManager()`, `lifecycle = ExpiredQuerySet.as_manager()`).
     pub manager_names: Vec<String>,
+    /// The Django fields defined, the model's own first, then its bases' not redefined.
+    pub fields: Vec<String>,
     /// The model a proxy model (`Meta.proxy = True`) stands for: the first base, whose table
     /// it shares.
     pub proxy_of: Option<String>,
@@ -546,6 +548,7 @@ fn build_model(project: &Project, file: u32, module: &str, class: &Class, orm: O
         targets: Vec::new(),
         managers: Vec::new(),
         manager_names: Vec::new(),
+        fields: Vec::new(),
         proxy_of: None,
     };
     if meta_of(project, class)
@@ -626,6 +629,12 @@ fn collect(
                 if !is_field {
                     continue;
                 }
+                // A field the model (or a nearer base) defines again replaces an abstract
+                // base's: `external_id = CharField(db_index=True)` over a `unique=True` one.
+                if model.fields.contains(name) {
+                    continue;
+                }
+                model.fields.push(name.clone());
                 if spec.relation_fields.iter().any(|f| f == field_class) {
                     model.relations.push(name.clone());
                     let target = call
