@@ -2773,8 +2773,13 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             Expr::Lambda(lambda) => {
                 let deferred = self.push_block(block, BlockKind::Deferred);
-                self.expr(&lambda.body, deferred);
-                Value::default()
+                let body = self.expr(&lambda.body, deferred);
+                // `new_key = lambda card: f"fuel-{card}-{uuid4()}"`: what calling it returns
+                // holds the sources its body reads.
+                Value {
+                    taint: body.taint.into_iter().filter(is_source).collect(),
+                    ..Value::default()
+                }
             }
             Expr::ListComp(ast::ExprListComp {
                 elt, generators, ..
