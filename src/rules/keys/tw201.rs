@@ -11,8 +11,10 @@ declare_rule! {
     /// Reports a nondeterministic source (`uuid4()`, `time.time()`, `datetime.now()`,
     /// `random`, `secrets`) inside a task whose value flows into an idempotency key, a lock name
     /// or a de-duplication key — through assignments, f-strings, `str()`, `format`, `%`, `+`,
-    /// `join`, `hashlib` digests or a project helper that returns it (a lambda bound to a name
-    /// at module level, `new_key = lambda: uuid4().hex`, is one) or a field's factory
+    /// `join`, `hashlib` digests, a dict union (`auth() | {"Idempotency-Key": k}`) or a project
+    /// helper that returns it (a lambda bound to a name, `new_key = lambda: uuid4().hex`, in
+    /// the module or in the task, is one), a parameter's default evaluated at import
+    /// (`key=uuid4().hex`: each worker process has its own) or a field's factory
     /// (`key: str = field(default_factory=lambda: str(uuid4()))` in a class of the module, on
     /// an object the task builds without passing the field), or returns the headers
     /// that carry it (`headers=partner_headers(token)`). A helper that takes the key as a
