@@ -1856,14 +1856,7 @@ impl<'a> Project<'a> {
         }
         let mut receiver_path = QPath(canonical.0.split_last()?.1.to_vec());
         // `task.configure(lock=k).defer(...)`: the task with other options.
-        while receiver_path.0.len() > 1
-            && receiver_path.is_call()
-            && receiver_path
-                .last_name()
-                .is_some_and(|m| self.catalog.is_builder_method(m))
-        {
-            receiver_path.0.pop();
-        }
+        self.catalog.strip_builders(&mut receiver_path);
         // `task.delay(...)`, `actor.send(...)`: a method of a task object.
         if let Some(id) = self.resolve_function(&receiver_path, Some(caller))
             && let Some(task) = self.task(id)

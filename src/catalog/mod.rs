@@ -2189,6 +2189,19 @@ impl Catalog {
             .any(|spec| spec.builder_methods.iter().any(|m| m == method))
     }
 
+    /// The task a receiver names under its builder calls: `task.configure(...)` → `task`,
+    /// `task.kicker().with_labels(...)` → `task`.
+    pub fn strip_builders(&self, receiver: &mut QPath) {
+        while receiver.0.len() > 1
+            && receiver.is_call()
+            && receiver
+                .last_name()
+                .is_some_and(|m| self.is_builder_method(m))
+        {
+            receiver.0.pop();
+        }
+    }
+
     /// Whether a framework's tasks have a method of this name that builds a call of the task
     /// (Celery's `s`, `si`).
     pub fn is_signature_method(&self, method: &str) -> bool {

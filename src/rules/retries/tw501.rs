@@ -183,14 +183,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let mut receiver = crate::path::QPath(path.0[..path.0.len().saturating_sub(1)].to_vec());
         // `task.configure(schedule_in=...).defer(...)`, `task.using(priority=-10).enqueue(...)`:
         // the task with other options.
-        while receiver.0.len() > 1
-            && receiver.is_call()
-            && receiver
-                .last_name()
-                .is_some_and(|m| listed_in(&spec.builder_methods, m))
-        {
-            receiver.0.pop();
-        }
+        project.catalog.strip_builders(&mut receiver);
         let on_self = receiver.0.len() == 1
             && skip_first
             && function
