@@ -1656,13 +1656,20 @@ impl<'a> Project<'a> {
                 } else {
                     Framework::DjangoQ
                 };
-                // What the enqueueing call bounds the run with (`job_timeout=60`).
+                // What the enqueueing call bounds the run with (`job_timeout=60`), else the
+                // queue's default (`Queue("payroll", default_timeout=1800)`).
                 let mut options = TaskOptions::default();
                 if let Some(spec) = catalog.framework(framework) {
                     for limit in &spec.time_limits {
                         if let Some(value) = call.keyword(&limit.keyword) {
                             options.push(&limit.keyword, value, file);
                         }
+                    }
+                    if options.options.is_empty()
+                        && let Some((keyword, value, at)) =
+                            self.queue_time_limit(spec, body, call, file)
+                    {
+                        options.push(keyword, &value, at);
                     }
                 }
                 tasks.push(Task {
@@ -1673,6 +1680,79 @@ impl<'a> Project<'a> {
                 });
             }
         }
+    }
+
+    /// The time limit the queue an enqueue is called on gives its jobs (catalog
+    /// `queue-time-limits`): the keyword of the queue's constructor, called in the chain
+    /// (`Queue("ml", default_timeout=3600).enqueue(f)`) or bound to a module variable
+    /// (`payroll_queue = Queue(..., default_timeout=1800)`). Its keyword, value and file.
+    fn queue_time_limit(
+        &self,
+        spec: &'a crate::catalog::FrameworkSpec,
+        body: &FunctionBody,
+        call: &CallSite,
+        file: u32,
+    ) -> Option<(&'a str, Value, u32)> {
+        if spec.queue_time_limits.is_empty() {
+            return None;
+        }
+        let path = call.path.as_ref()?;
+        let (_, receiver) = path.segs().split_last()?;
+        let receiver = QPath(receiver.to_vec());
+        // The constructor's call: in this body, where the chain starts
+        // (`Queue("ml", default_timeout=3600).enqueue(f)`).
+        if receiver.is_call() {
+            let start = call.range.start();
+            let made = self.canonical(&receiver);
+            if let Some((keyword, value)) =
+                self.constructor_limit(spec, &made, &body.events, |range| {
+                    range.start() == start && range.end() < call.range.end()
+                })
+            {
+                return Some((keyword, value, file));
+            }
+        }
+        // Else the module variable's, in its module's body: a variable of this module stands
+        // in the path for the value it is bound to (`rq.Queue()`), an imported one for itself
+        // (`payroll.queues.payroll_queue`).
+        let (var, var_file) = if receiver.is_call() {
+            let var = self.facts(file)?.vars.get(call.receiver_var?.as_str())?;
+            (var.path.as_ref() == Some(&receiver)).then_some((var, file))?
+        } else {
+            let (name, module) = receiver.segs().split_last()?;
+            let var_file = self.module_of(&QPath(module.to_vec()).dotted())?;
+            (
+                self.facts(var_file)?.vars.get(name.name.as_str())?,
+                var_file,
+            )
+        };
+        let made = self.canonical(var.path.as_ref()?);
+        let module = self.facts(var_file)?.functions.first()?;
+        let (keyword, value) = module.peek(|module_body| {
+            self.constructor_limit(spec, &made, &module_body.events, |range| range == var.range)
+        })?;
+        Some((keyword, value, var_file))
+    }
+
+    /// The queue-limit keyword of the constructor call `made` among `events` at the range
+    /// `here` accepts.
+    fn constructor_limit(
+        &self,
+        spec: &'a crate::catalog::FrameworkSpec,
+        made: &QPath,
+        events: &[crate::facts::Event],
+        here: impl Fn(TextRange) -> bool,
+    ) -> Option<(&'a str, Value)> {
+        let limit = spec
+            .queue_time_limits
+            .iter()
+            .find(|limit| limit.calls.find(made).is_some())?;
+        let constructor = events.iter().find_map(|event| match &event.kind {
+            EventKind::Call(c) if here(c.range) => Some(c),
+            _ => None,
+        })?;
+        let value = constructor.keyword(&limit.limit.keyword)?;
+        Some((limit.limit.keyword.as_str(), value.clone()))
     }
 
     /// A task decorator called on a function instead of written above it: `remind =

@@ -6,6 +6,7 @@
 use rayon::prelude::*;
 use ruff_text_size::TextRange;
 
+use crate::catalog::Framework;
 use crate::facts::{EventKind, FunctionBody, Lit, ModuleFacts, Value};
 use crate::path::{QPath, Sym};
 use crate::project::Project;
@@ -46,6 +47,20 @@ pub struct CelerySettings {
     pub task_soft_time_limit: Option<Setting>,
     pub broker_url: Option<Setting>,
     pub broker_transport_options: Option<Setting>,
+    /// Time limits set for every task of a framework by a call rather than by settings
+    /// (Dramatiq's `TimeLimit(time_limit=...)` middleware), in file order.
+    pub global_time_limits: Vec<GlobalTimeLimit>,
+}
+
+/// A call that bounds every task of `framework`: the catalog's entry
+/// (`FrameworkSpec::global_time_limits[index]`) and the keyword's value.
+#[derive(Clone, Debug)]
+pub struct GlobalTimeLimit {
+    pub framework: Framework,
+    pub index: usize,
+    /// The call's name, as the message shows it (`TimeLimit`).
+    pub call: Sym,
+    pub setting: Setting,
 }
 
 impl CelerySettings {
@@ -175,7 +190,7 @@ impl CelerySettings {
                         sources.django_name(project, name)
                     };
                     if let Some(key) = key {
-                        settings.set(&key, known(project, value), file_id, value.range);
+                        settings.set(&key, known(project, value), file_id, value.setting_range());
                     }
                 }
             }
@@ -194,11 +209,12 @@ impl CelerySettings {
                 }
             }
         }
+        settings.global_time_limits = global_time_limits(project);
         for class in &sources.classes {
             if let Some((file, class)) = project.class(class) {
                 for (name, value) in &class.attrs {
                     if let Some(key) = config_name(project, name) {
-                        settings.set(&key, known(project, value), file, value.range);
+                        settings.set(&key, known(project, value), file, value.setting_range());
                     }
                 }
             }
@@ -223,7 +239,7 @@ impl CelerySettings {
             self.star_imported(project, base, seen);
             for (name, value) in &base.vars {
                 if let Some(key) = config_name(project, name) {
-                    self.set(&key, known(project, value), file, value.range);
+                    self.set(&key, known(project, value), file, value.setting_range());
                 }
             }
         }
@@ -306,7 +322,7 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                             key.as_str(),
                             None,
                             known(project, value),
-                            value.range,
+                            value.setting_range(),
                         ));
                     }
                     // `update({...})`, or `update(CELERY_OPTIONS)` with the dict in another
@@ -329,7 +345,7 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                                     key.as_str(),
                                     None,
                                     known(project, value),
-                                    value.range,
+                                    value.setting_range(),
                                 )
                             });
                         }
@@ -360,7 +376,7 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                             setting,
                             Some(key),
                             known(project, value),
-                            value.range,
+                            value.setting_range(),
                         ));
                     }
                 } else if is_celery_app(&canonical) {
@@ -370,7 +386,7 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                             key.as_str(),
                             None,
                             known(project, value),
-                            value.range,
+                            value.setting_range(),
                         ));
                     }
                 }
@@ -384,13 +400,80 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                         assign.attr.as_str(),
                         assign.key,
                         known(project, &assign.value),
-                        assign.value.range,
+                        assign.value.setting_range(),
                     ));
                 }
             }
             EventKind::Guard(_) => {}
         }
     }
+}
+
+/// The calls that bound every task of a framework (catalog `global-time-limits`), anywhere in
+/// the project: `broker.add_middleware(TimeLimit(time_limit=3_600_000))`.
+fn global_time_limits(project: &Project) -> Vec<GlobalTimeLimit> {
+    let entries: Vec<(Framework, usize, &crate::catalog::CallTimeLimit)> = project
+        .catalog
+        .frameworks
+        .iter()
+        .flat_map(|spec| {
+            (spec.global_time_limits.iter().enumerate())
+                .map(move |(index, limit)| (spec.framework, index, limit))
+        })
+        .collect();
+    if entries.is_empty() {
+        return Vec::new();
+    }
+    let found: Vec<Vec<GlobalTimeLimit>> = project
+        .files
+        .par_iter()
+        .enumerate()
+        .map(|(fi, file)| {
+            let mut found = Vec::new();
+            let Some(facts) = &file.facts else {
+                return found;
+            };
+            let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
+            for function in &facts.functions {
+                let may_call = function.calls_named(|name| {
+                    entries
+                        .iter()
+                        .any(|(_, _, limit)| limit.calls.may_match(name))
+                });
+                if !may_call {
+                    continue;
+                }
+                function.peek(|body| {
+                    for event in &body.events {
+                        let EventKind::Call(call) = &event.kind else {
+                            continue;
+                        };
+                        let Some(path) = &call.path else { continue };
+                        let canonical = project.canonical(path);
+                        for (framework, index, limit) in &entries {
+                            if limit.calls.find(&canonical).is_none() {
+                                continue;
+                            }
+                            if let Some(value) = call.keyword(&limit.limit.keyword) {
+                                found.push(GlobalTimeLimit {
+                                    framework: *framework,
+                                    index: *index,
+                                    call: canonical.segs().last().map_or(call.method, |s| s.name),
+                                    setting: Setting {
+                                        value: known(project, value),
+                                        file: file_id,
+                                        range: value.setting_range(),
+                                    },
+                                });
+                            }
+                        }
+                    }
+                });
+            }
+            found
+        })
+        .collect();
+    found.into_iter().flatten().collect()
 }
 
 /// Whether `app.conf.<method>(...)` sets several settings at once (`update`, `setdefault`).

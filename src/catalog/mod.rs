@@ -399,6 +399,12 @@ pub struct FrameworkSpec {
     pub time_limits: Vec<TimeLimitSpec>,
     /// The framework's own bound on a run, in seconds, when the task sets none.
     pub default_time_limit: Option<i64>,
+    /// Calls that bound every task of the framework that sets no limit of its own (Dramatiq's
+    /// `TimeLimit(time_limit=...)` middleware).
+    pub global_time_limits: Vec<CallTimeLimit>,
+    /// Queue constructors whose keyword bounds the jobs enqueued on the queue without a limit
+    /// of their own (RQ's `Queue(..., default_timeout=...)`).
+    pub queue_time_limits: Vec<CallTimeLimit>,
     /// The method a task calls to retry itself (`self.retry(...)`).
     pub retry_method: Option<String>,
     /// The task's first parameter is the run's context (arq's `ctx`), not an argument the
@@ -996,6 +1002,27 @@ pub struct TimeLimitSpec {
     /// `m`, `h`, `d`).
     #[serde(default)]
     pub suffixed: bool,
+    /// For a limit set outside the task: the calls that take `keyword` (Dramatiq's
+    /// `TimeLimit` middleware, RQ's `Queue`).
+    #[serde(default)]
+    pub calls: Vec<String>,
+}
+
+/// A time limit a call sets for tasks other than by their options: the calls, and the keyword.
+#[derive(Debug)]
+pub struct CallTimeLimit {
+    pub calls: PatternSet<()>,
+    pub limit: TimeLimitSpec,
+}
+
+impl CallTimeLimit {
+    fn new(limit: TimeLimitSpec) -> CallTimeLimit {
+        let mut calls = PatternSet::default();
+        for pattern in &limit.calls {
+            calls.insert(pattern, ());
+        }
+        CallTimeLimit { calls, limit }
+    }
 }
 
 impl TimeLimitSpec {
@@ -1313,6 +1340,10 @@ struct RawFramework {
     #[serde(default)]
     time_limits: Vec<TimeLimitSpec>,
     default_time_limit: Option<i64>,
+    #[serde(default)]
+    global_time_limits: Vec<TimeLimitSpec>,
+    #[serde(default)]
+    queue_time_limits: Vec<TimeLimitSpec>,
     app: Option<AppSpec>,
     delivery: Option<String>,
     retries: Option<String>,
@@ -1475,6 +1506,16 @@ impl Catalog {
                 call_enqueues: fw.call_enqueues,
                 time_limits: fw.time_limits,
                 default_time_limit: fw.default_time_limit,
+                global_time_limits: fw
+                    .global_time_limits
+                    .into_iter()
+                    .map(CallTimeLimit::new)
+                    .collect(),
+                queue_time_limits: fw
+                    .queue_time_limits
+                    .into_iter()
+                    .map(CallTimeLimit::new)
+                    .collect(),
                 retry_method: fw.retry_method,
                 task_class_method: fw.task_class_method,
                 task_class_options: fw.task_class_options,
@@ -2318,6 +2359,7 @@ mod tests {
             unit: TimeUnit::Seconds,
             unbounded: None,
             suffixed: true,
+            calls: Vec::new(),
         };
         let text = |s: &str| Value {
             lit: crate::facts::Lit::Str(s.into()),
@@ -2361,6 +2403,7 @@ mod tests {
             unit: TimeUnit::Seconds,
             unbounded: Some(-1),
             suffixed: true,
+            calls: Vec::new(),
         };
         let text = |s: &str| Value {
             lit: Lit::Str(s.into()),

@@ -676,6 +676,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             Stmt::Assign(assign) => {
                 let since = self.stored_reads.len();
                 let mut value = self.expr(&assign.value, block);
+                value.set_label(assign.range.start());
                 // `product.available = F("on_hand") - F("reserved")`: set from other fields.
                 if value.flags & Value::ACCUMULATES != 0
                     && let [Expr::Attribute(target)] = &assign.targets[..]
@@ -718,6 +719,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             Stmt::AnnAssign(assign) => {
                 if let Some(value) = &assign.value {
                     let mut value = self.expr(value, block);
+                    value.set_label(assign.range.start());
                     // `client: httpx.AsyncClient = ctx["http"]`: what a value that is no call's
                     // result is, the annotation says (as for an annotated parameter).
                     if value.path.as_ref().is_none_or(|path| !path.is_call())
@@ -1157,7 +1159,9 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .keywords
                     .iter()
                     .filter_map(|k| {
-                        Some((k.arg.as_ref()?.as_str().to_string(), self.pure(&k.value)))
+                        let mut value = self.pure(&k.value);
+                        value.set_label(k.range.start());
+                        Some((k.arg.as_ref()?.as_str().to_string(), value))
                     })
                     .collect();
                 Decorator {
@@ -1238,7 +1242,8 @@ impl<'e, 'c> Walker<'e, 'c> {
         for stmt in &def.body {
             match stmt {
                 Stmt::Assign(assign) => {
-                    let value = self.class_value(&assign.value);
+                    let mut value = self.class_value(&assign.value);
+                    value.set_label(assign.range.start());
                     for target in &assign.targets {
                         if let Expr::Name(name) = target {
                             self.ex.classes[index]
@@ -1249,7 +1254,8 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
                 Stmt::AnnAssign(assign) => {
                     if let (Expr::Name(name), Some(value)) = (&*assign.target, &assign.value) {
-                        let value = self.class_value(value);
+                        let mut value = self.class_value(value);
+                        value.set_label(assign.range.start());
                         self.ex.classes[index]
                             .attrs
                             .insert(name.id.as_str().to_string(), value);
@@ -2617,10 +2623,11 @@ impl<'e, 'c> Walker<'e, 'c> {
                 let mut items = Vec::new();
                 let mut taint = ThinVec::new();
                 for item in &dict.items {
-                    let value = self.expr(&item.value, block);
+                    let mut value = self.expr(&item.value, block);
                     merge_taint(&mut taint, &value.taint);
                     match &item.key {
                         Some(key) => {
+                            value.set_label(key.range().start());
                             let key_value = self.expr(key, block);
                             if items.len() < MAX_ITEMS {
                                 items.push((key_value.as_str().map(Sym::new), value));
@@ -3106,6 +3113,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             let mut value = self.expr(&keyword.value, block);
             match &keyword.arg {
                 Some(arg) => {
+                    value.set_label(keyword.range.start());
                     if value.flags & Value::ACCUMULATES != 0
                         && !self.accumulates_into(since, arg.as_str())
                     {
@@ -3866,6 +3874,7 @@ fn with_room(path: &QPath) -> QPath {
 fn copy_with_room(value: &Value) -> Value {
     Value {
         range: value.range,
+        label: value.label,
         lit: value.lit.clone(),
         path: value.path.as_ref().map(with_room),
         name: value.name,

@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 use thin_vec::ThinVec;
 
-use ruff_text_size::TextRange;
+use ruff_text_size::{TextRange, TextSize};
 
 use crate::catalog::{ArgumentFilter, Catalog};
 use crate::path::{Call, QPath, Sym};
@@ -24,6 +24,10 @@ pub use extract::extract;
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Value {
     pub range: TextRange,
+    /// Where the name the value is given under starts, plus one (zero: none), for a keyword
+    /// argument, a dict entry with a string key or an assignment (`acks_late=` in
+    /// `acks_late=(\n True)`): a setting is reported at its name ([`Value::setting_range`]).
+    pub label: u32,
     pub lit: Lit,
     /// The resolved path of a name, attribute or call chain.
     pub path: Option<QPath>,
@@ -56,6 +60,20 @@ impl CallArgs {
 }
 
 impl Value {
+    /// Records where the name the value is given under starts (`acks_late=`, `"key":`).
+    pub fn set_label(&mut self, start: TextSize) {
+        self.label = u32::from(start).saturating_add(1);
+    }
+
+    /// Where a setting or option given by this value is: from its name, when the value is
+    /// given under one, to the value's end.
+    pub fn setting_range(&self) -> TextRange {
+        match self.label.checked_sub(1).map(TextSize::new) {
+            Some(start) if start < self.range.start() => TextRange::new(start, self.range.end()),
+            _ => self.range,
+        }
+    }
+
     /// Bound from the second element of `get_or_create`/`update_or_create`.
     pub const CREATED: u8 = 1;
     /// The result of a set-if-absent call (`set(nx=True)`, `cache.add`).

@@ -76,7 +76,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
                 .expect("checked above");
             found.push((
                 file,
-                value.range,
+                value.setting_range(),
                 tr!(lang, "tw601.task", task = task.name()),
             ));
         }

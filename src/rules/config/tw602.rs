@@ -90,7 +90,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             if seconds > timeout {
                 found.push((
                     file,
-                    value.range,
+                    value.setting_range(),
                     tr!(
                         lang,
                         "tw602.option",
@@ -115,7 +115,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         {
             found.push((
                 file,
-                countdown.range,
+                countdown.setting_range(),
                 tr!(
                     lang,
                     "tw602.countdown",
@@ -154,7 +154,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             if seconds > timeout {
                 found.push((
                     id.file,
-                    countdown.range,
+                    countdown.setting_range(),
                     tr!(
                         lang,
                         "tw602.countdown",

@@ -290,7 +290,10 @@ pub fn time_limit(project: &Project, task: &TaskView, lang: Lang) -> TimeLimit {
     };
     let mut best: Option<(i64, String)> = None;
     let mut turned_off = false;
-    for limit in &spec.time_limits {
+    // The task's options, and what the queue its enqueue names gives it (RQ's
+    // `default_timeout`, kept under that keyword).
+    let queue_limits = spec.queue_time_limits.iter().map(|limit| &limit.limit);
+    for limit in spec.time_limits.iter().chain(queue_limits) {
         let Some(value) = task.task.options.get(&limit.keyword) else {
             continue;
         };
@@ -320,6 +323,39 @@ pub fn time_limit(project: &Project, task: &TaskView, lang: Lang) -> TimeLimit {
     // `timeout=-1`: no bound, and not the framework's default either.
     if turned_off {
         return TimeLimit::None;
+    }
+    // A limit the project gives every task of the framework (Dramatiq's `TimeLimit`
+    // middleware); when calls give different ones, which applies is not known.
+    let mut global: Option<(i64, String)> = None;
+    for set in &project.settings.global_time_limits {
+        if set.framework != task.task.framework {
+            continue;
+        }
+        let Some(limit) = spec.global_time_limits.get(set.index) else {
+            continue;
+        };
+        let Some(number) = (set.setting.value.as_ref()).and_then(|v| limit.limit.value_of(v))
+        else {
+            return TimeLimit::Unknown;
+        };
+        let seconds = limit.limit.unit.seconds(number);
+        if global.as_ref().is_some_and(|(s, _)| *s != seconds) {
+            return TimeLimit::Unknown;
+        }
+        global = Some((
+            seconds,
+            tr!(
+                lang,
+                "limit.call",
+                call = set.call,
+                keyword = limit.limit.keyword,
+                value = number,
+                framework = task.task.framework.as_str()
+            ),
+        ));
+    }
+    if let Some((seconds, what)) = global {
+        return TimeLimit::Known(seconds, what);
     }
     if task.task.framework == crate::catalog::Framework::Celery {
         let settings = &project.settings;

@@ -8,8 +8,10 @@ declare_rule! {
     /// Reports a lock taken in a task — `redis.lock(name, timeout=T)`,
     /// `set(k, v, nx=True, ex=T)`/`px=`, `cache.add(k, v, T)`, `cache.lock(name, timeout=T)`,
     /// `redis_lock.Lock(..., expire=T)` — whose TTL is shorter than the task's time limit
-    /// (`time_limit`/`soft_time_limit`, else the global `task_time_limit`, else the framework's
-    /// default; Dramatiq's is in milliseconds), when the task never extends the lock
+    /// (`time_limit`/`soft_time_limit`, else the global `task_time_limit`, Dramatiq's
+    /// `TimeLimit(time_limit=...)` middleware or the `default_timeout` of the RQ queue the job
+    /// is enqueued on, else the framework's default; Dramatiq's is in milliseconds), when the
+    /// task never extends the lock
     /// (`.extend()`, `.reacquire()`, `auto_renewal=True`). A warning when nothing bounds the
     /// task's run, since then nothing proves the TTL long enough.
     ///
