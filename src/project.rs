@@ -85,6 +85,9 @@ struct TaskOption {
     file: u32,
 }
 
+/// The Celery task option naming the task's class.
+const BASE: &str = "base";
+
 impl TaskOptions {
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.get_in(name).map(|(_, value)| value)
@@ -370,6 +373,9 @@ impl<'a> Project<'a> {
         timer.lap("  names");
         project.inferred_types = project.infer_types();
         project.forget_canonical();
+        // Before the tasks: an app's `task_cls` is the base of its tasks.
+        project.settings = CelerySettings::build(&project);
+        timer.lap("  settings");
         project.find_tasks();
         timer.lap("  tasks");
         project.models = Models::build(&project);
@@ -377,8 +383,6 @@ impl<'a> Project<'a> {
         timer.lap("  models");
         project.summarize();
         timer.lap("  summaries");
-        project.settings = CelerySettings::build(&project);
-        timer.lap("  settings");
         project
     }
 
@@ -805,7 +809,7 @@ impl<'a> Project<'a> {
     /// The project class a bound task function names as its `base=`.
     fn bound_task_base(&self, id: FuncId) -> Option<QPath> {
         let task = self.task(id).filter(|task| task.options.bind)?;
-        let base = task.options.get("base")?.path.as_ref()?;
+        let base = task.options.get(BASE)?.path.as_ref()?;
         if base.is_call() {
             return None;
         }
@@ -1442,6 +1446,7 @@ impl<'a> Project<'a> {
                                 .map(|spec| spec.decorator_parameters.as_slice())
                                 .unwrap_or_default();
                             let options = self.decorator_options(
+                                framework,
                                 positional
                                     .iter()
                                     .zip(&decorator.args)
@@ -1791,6 +1796,7 @@ impl<'a> Project<'a> {
             .flatten();
         let keywords = made_by.unwrap_or(call).keywords();
         let options = self.decorator_options(
+            framework,
             keywords.iter().map(|(name, value)| (name.as_str(), value)),
             file,
         );
@@ -1802,16 +1808,28 @@ impl<'a> Project<'a> {
         })
     }
 
-    /// A task's options from its decorator's keywords, after those of its `base=` class.
+    /// A task's options from its decorator's keywords, after those of its `base=` class (for
+    /// Celery, the app's `task_cls` when the task names no base).
     fn decorator_options<'v>(
         &self,
+        framework: Framework,
         keywords: impl Iterator<Item = (&'v str, &'v Value)> + Clone,
         file: u32,
     ) -> TaskOptions {
         let mut options = TaskOptions::default();
-        if let Some(base) = keywords
-            .clone()
-            .find(|(name, _)| *name == "base")
+        let named = keywords.clone().find(|(name, _)| *name == BASE);
+        if named.is_none()
+            && framework == Framework::Celery
+            && let Some(base) = self.app_task_class()
+        {
+            self.inherit_options(&base, &mut options, 0);
+            let value = Value {
+                path: Some(base),
+                ..Value::default()
+            };
+            options.push(BASE, &value, file);
+        }
+        if let Some(base) = named
             .and_then(|(_, v)| v.path.as_ref())
             .filter(|path| !path.is_call())
         {
@@ -1825,6 +1843,20 @@ impl<'a> Project<'a> {
             .and_then(Value::as_bool)
             .unwrap_or(false);
         options
+    }
+
+    /// The project class a Celery app makes the base of its tasks (`Celery(...,
+    /// task_cls=BaseTask)`, or `task_cls="proj.tasks:BaseTask"`).
+    fn app_task_class(&self) -> Option<QPath> {
+        let value = self.settings.task_cls.as_ref()?.value.as_ref()?;
+        let path = match (&value.path, value.as_str()) {
+            (Some(path), _) if !path.is_call() => self.canonical(path).into_owned(),
+            (_, Some(name)) => self
+                .canonical(&QPath::from_dotted(&name.replace(':', ".")))
+                .into_owned(),
+            _ => return None,
+        };
+        self.class(&path.dotted()).is_some().then_some(path)
     }
 
     /// Adds the options the project class `qualname` sets, after those of its own bases.
@@ -1985,7 +2017,7 @@ impl<'a> Project<'a> {
     /// Whether the task's `base=` class enqueues through the commit: its `apply_async` (which
     /// `delay` calls too) hands the message to `transaction.on_commit`.
     fn base_defers_to_commit(&self, task: &Task) -> bool {
-        let Some(base) = task.options.get("base").and_then(|v| v.path.as_ref()) else {
+        let Some(base) = task.options.get(BASE).and_then(|v| v.path.as_ref()) else {
             return false;
         };
         let base = self.canonical(base).dotted();

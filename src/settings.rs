@@ -47,6 +47,9 @@ pub struct CelerySettings {
     pub task_soft_time_limit: Option<Setting>,
     pub broker_url: Option<Setting>,
     pub broker_transport_options: Option<Setting>,
+    /// The app's default task class (`Celery(..., task_cls=BaseTask)`), the base of every task
+    /// that names none: a class, or its name in a string (`"proj.tasks:BaseTask"`).
+    pub task_cls: Option<Setting>,
     /// Time limits set for every task of a framework by a call rather than by settings
     /// (Dramatiq's `TimeLimit(time_limit=...)` middleware), in file order.
     pub global_time_limits: Vec<GlobalTimeLimit>,
@@ -72,6 +75,7 @@ impl CelerySettings {
             "task_soft_time_limit" => &mut self.task_soft_time_limit,
             "broker_url" | "broker" => &mut self.broker_url,
             "broker_transport_options" => &mut self.broker_transport_options,
+            TASK_CLS => &mut self.task_cls,
             _ => return None,
         })
     }
@@ -380,14 +384,15 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                         ));
                     }
                 } else if is_celery_app(&canonical) {
-                    // Celery sets its keywords as settings (`broker` is `broker_url`).
+                    // Celery sets its keywords as settings (`broker` is `broker_url`); its
+                    // `task_cls` is a class, kept as written.
                     for (key, value) in call.keywords() {
-                        assigned.push(Assigned::new(
-                            key.as_str(),
-                            None,
-                            known(project, value),
-                            value.setting_range(),
-                        ));
+                        let range = value.setting_range();
+                        let value = match key.as_str() {
+                            TASK_CLS => Some(value.clone()),
+                            _ => known(project, value),
+                        };
+                        assigned.push(Assigned::new(key.as_str(), None, value, range));
                     }
                 }
             }
@@ -485,6 +490,9 @@ fn is_conf_update(project: &Project, method: &str) -> bool {
         .iter()
         .any(|m| m == method)
 }
+
+/// The keyword of `Celery(...)` that names the app's default task class.
+const TASK_CLS: &str = "task_cls";
 
 /// The dict method that sets entries of a dict setting (`setdefault` is not read there).
 const DICT_UPDATE: &str = "update";
