@@ -103,6 +103,8 @@ pub struct Models {
     by_related_name: HashMap<String, Vec<(usize, usize)>>,
     /// Model class names → models (for relation targets named by string or bare name).
     by_name: HashMap<String, Vec<usize>>,
+    /// The model `AUTH_USER_MODEL` names, when it is one of the project's.
+    user_model: Option<usize>,
     /// Names of methods that project models define.
     model_methods: HashSet<&'static str>,
     /// The models' custom manager attributes ([`Model::manager_names`]), all together.
@@ -116,6 +118,38 @@ impl Models {
 
     pub fn index(&self, qualname: &str) -> Option<usize> {
         self.by_qualname.get(qualname).copied()
+    }
+
+    /// The model a path names: a model class, or a call that returns one by its label
+    /// (`apps.get_model("billing", "Invoice")`) or from the settings (`get_user_model()`).
+    pub fn model_at(&self, project: &Project, path: &QPath) -> Option<usize> {
+        let canonical = project.canonical(path);
+        let dotted = canonical.dotted();
+        if let Some(index) = self.index(&dotted) {
+            return Some(index);
+        }
+        let orm = &project.catalog.orm;
+        match canonical.segs().last()?.call {
+            Call::No => None,
+            _ if orm.user_model_calls.contains(&dotted) => self.user_model,
+            Call::Str(label) if orm.model_lookups.contains(&dotted) => {
+                self.by_label(label.as_str())
+            }
+            _ => None,
+        }
+    }
+
+    /// The model an app label and class name name (`"billing.Invoice"`): the one model of that
+    /// name in a module of a package called like the app.
+    fn by_label(&self, label: &str) -> Option<usize> {
+        let (app, name) = label.rsplit_once('.')?;
+        let mut found = self.by_name.get(name)?.iter().copied().filter(|&i| {
+            let qualname = &self.list[i].qualname;
+            let module = qualname.rsplit_once('.').map_or("", |(module, _)| module);
+            module.split('.').any(|part| part == app)
+        });
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
     }
 
     pub fn is_deleted(&self, index: usize) -> bool {
@@ -184,8 +218,24 @@ impl Models {
                 .extend(class.methods.keys().map(|m| crate::intern::intern(m)));
             models.list.push(model);
         }
+        models.user_model = models.find_user_model(project);
         models.find_deletions(project);
         models
+    }
+
+    /// The project model the settings name as the user model (`AUTH_USER_MODEL =
+    /// "accounts.User"`), when every setting of it agrees.
+    fn find_user_model(&self, project: &Project) -> Option<usize> {
+        let setting = project.catalog.orm.user_model_setting.as_deref()?;
+        let mut labels = project.files.iter().filter_map(|file| {
+            let value = file.facts.as_ref()?.vars.get(setting)?;
+            Some(value.as_str().map(str::to_string))
+        });
+        let first = labels.next()??;
+        if labels.any(|label| label.as_deref() != Some(first.as_str())) {
+            return None;
+        }
+        self.by_label(&first)
     }
 
     /// The model a call's receiver names: `Order.objects.filter(...)`, `Order._default_manager`.
@@ -225,9 +275,8 @@ impl Models {
         let mut target: Option<ManagerTarget> = None;
         let start = match project.catalog.orm.manager_at(path) {
             Some(at) => {
-                let model = project.canonical(&QPath(segs[..at].to_vec())).into_owned();
                 target = Some(ManagerTarget {
-                    model: self.index(&model.dotted())?,
+                    model: self.model_at(project, &QPath(segs[..at].to_vec()))?,
                     implicit: None,
                 });
                 at + 1
@@ -321,7 +370,7 @@ impl Models {
                 .args()
                 .first()
                 .and_then(|a| a.path.as_ref())
-                .and_then(|p| self.index(&project.canonical(p).dotted()));
+                .and_then(|p| self.model_at(project, p));
             if is_query && let Some(model) = first_model {
                 queried.push(model);
             }
@@ -780,9 +829,23 @@ fn collect(
             }
         }
     }
+    // `USERNAME_FIELD = "email"`: Django requires the login field unique.
+    if model.orm == Orm::Django
+        && let Some(field) = (spec.username_field.as_deref())
+            .and_then(|attr| class.attrs.get(attr))
+            .and_then(Value::as_str)
+    {
+        model.unique_sets.push(vec![field.to_string()]);
+    }
     let own_plain_meta = own_meta.is_some_and(|meta| meta.bases.is_empty());
     for base in &class.bases {
         let canonical = project.canonical(base).dotted();
+        // `class User(AbstractUser)`: the unique fields Django's base declares.
+        if let Some(fields) = spec.base_unique_fields.get(&canonical) {
+            model
+                .unique_sets
+                .extend(fields.iter().map(|field| vec![field.clone()]));
+        }
         if let Some((_, parent)) = project.class(&canonical) {
             collect(
                 project,

@@ -648,6 +648,25 @@ pub struct Orm {
     pub as_manager_methods: Names,
     pub from_queryset_methods: Names,
     pub related_manager_writes: Names,
+    /// Calls that return a model class by its app label and name
+    /// (`apps.get_model("billing", "Invoice")`, `apps.get_model("billing.Invoice")`).
+    #[serde(default)]
+    pub model_lookups: Vec<String>,
+    /// Calls that return the user model the settings name (`get_user_model()`), and the setting.
+    #[serde(default)]
+    pub user_model_calls: Vec<String>,
+    #[serde(default)]
+    pub user_model_setting: Option<String>,
+}
+
+impl Orm {
+    /// Whether a method's name is the last name of a model lookup (`get_model`): its two string
+    /// arguments are kept as one label (`"billing.Invoice"`).
+    pub fn is_model_lookup_method(&self, method: &str) -> bool {
+        self.model_lookups
+            .iter()
+            .any(|lookup| lookup.rsplit('.').next() == Some(method))
+    }
 }
 
 impl Orm {
@@ -879,6 +898,13 @@ pub struct Models {
     pub table_name_attributes: Vec<String>,
     /// Suffixes of the classes whose instances, set on a model, are its managers.
     pub manager_class_suffixes: Vec<String>,
+    /// Unique fields that a model base outside the project declares (`AbstractUser.username`).
+    #[serde(default)]
+    pub base_unique_fields: HashMap<String, Vec<String>>,
+    /// The class attribute that names a model's login field, which Django requires unique
+    /// (`USERNAME_FIELD = "email"`).
+    #[serde(default)]
+    pub username_field: Option<String>,
 }
 
 /// How Celery settings are named and what brokers redeliver.

@@ -3297,6 +3297,15 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
         .filter(|s| s.len() <= 64)
         .map(crate::path::Sym::new);
+        // `apps.get_model("billing", "Invoice")`: the model's label, as one string.
+        let first_str = match (first_str, args.get(1).and_then(Value::as_str)) {
+            (Some(app), Some(model))
+                if args.len() == 2 && catalog.orm.is_model_lookup_method(method.as_str()) =>
+            {
+                Some(crate::path::Sym::new(&format!("{app}.{model}")))
+            }
+            (first, _) => first,
+        };
         let called = match first_str {
             Some(s) => Call::Str(s),
             None => Call::Any,
