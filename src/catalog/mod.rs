@@ -1281,6 +1281,8 @@ struct RawRunner {
     keywords: bool,
     #[serde(default)]
     later: bool,
+    #[serde(default)]
+    repeats: bool,
     /// The name of the function's parameter, for a runner that is given it by keyword.
     #[serde(default)]
     keyword: Option<String>,
@@ -1298,6 +1300,8 @@ pub struct Runner {
     /// `notify` after the commit): it is reached, but it is no step in the task's order and
     /// not inside the transaction the call is made in.
     pub later: bool,
+    /// The function is called once per item (`map(send, users)`, `pool.map(...)`): a loop.
+    pub repeats: bool,
     /// The function's parameter by name (`on_commit(func=notify)`), when it can be given so.
     pub keyword: Option<Sym>,
 }
@@ -1758,6 +1762,7 @@ impl Catalog {
                             function: runner.function,
                             keywords: runner.keywords,
                             later: runner.later,
+                            repeats: runner.repeats,
                             keyword: runner.keyword.as_deref().map(Sym::new),
                         };
                         set.insert(pattern, CallRole::Runner(role));

@@ -3238,8 +3238,10 @@ impl<'e, 'c> Walker<'e, 'c> {
             args.splice(0..0, bound.args);
             keywords.extend(bound.keywords);
         }
-        // `asyncio.to_thread(f, a, k=v)` calls `f(a, k=v)` now: the call is `f`'s.
+        // `asyncio.to_thread(f, a, k=v)` calls `f(a, k=v)` now: the call is `f`'s; `map(f, xs)`
+        // calls it once per item, as a loop would.
         let mut run = None;
+        let mut repeats = false;
         // One catalog lookup for what the call does with functions or durations.
         let role = func
             .path
@@ -3264,6 +3266,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             args = own;
             run = Some(target_path.0.last().map_or(method, |seg| seg.name));
+            repeats = runner.repeats;
             func.path = Some(target_path);
         }
         let method = run.unwrap_or(method);
@@ -3281,6 +3284,9 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::Attribute(attr) => {
                 !matches!(&*attr.value, Expr::Name(n) if Some(n.id.as_str()) == self.self_name.as_deref())
                     && self.ex.catalog.is_pure_call(false, method)
+                    // `YooKassaReversal(shop).reverse(payment)`: a method of a class's instance
+                    // (named `Class()` by its path), not of a list or a string.
+                    && !func.path.as_ref().is_some_and(on_instance)
                     // A dict's `values()` is pure; a statement's `values(n=T.n + 1)` is not.
                     && !keywords.iter().any(|(_, v)| v.flags & Value::ACCUMULATES != 0)
             }
@@ -3623,6 +3629,10 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             _ => None,
         };
+        let block = match repeats {
+            true => self.push_block(block, BlockKind::Loop),
+            false => block,
+        };
         self.push_event(
             block,
             EventKind::Call(Box::new(CallSite {
@@ -3871,6 +3881,18 @@ fn cached_path(cache: &mut HashMap<String, QPath>, dotted: &str) -> QPath {
 /// Segments an attribute chain may add to a path in place: a path built for a name usually
 /// grows by an attribute or two (`self.request.id`, `models.Order.objects`).
 const PATH_ROOM: usize = 3;
+
+/// Whether a method's path names it on an instance of a class: the receiver is a call of a
+/// capitalised name (`billing.YooKassaReversal().reverse`).
+fn on_instance(path: &QPath) -> bool {
+    let segs = path.segs();
+    segs.len() >= 2
+        && segs[segs.len() - 2].call != Call::No
+        && segs[segs.len() - 2]
+            .name
+            .as_str()
+            .starts_with(|c: char| c.is_ascii_uppercase())
+}
 
 /// A copy of `path` with room for [`PATH_ROOM`] more segments.
 fn with_room(path: &QPath) -> QPath {
