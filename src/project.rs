@@ -88,6 +88,9 @@ struct TaskOption {
 /// The Celery task option naming the task's class.
 const BASE: &str = "base";
 
+/// The option of an RQ job naming its queue (`@job(etl_queue)`).
+const QUEUE: &str = "queue";
+
 impl TaskOptions {
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.get_in(name).map(|(_, value)| value)
@@ -1151,8 +1154,9 @@ impl<'a> Project<'a> {
             let mut options = TaskOptions::default();
             let own = item.call.as_ref().filter(|_| wrapped);
             for (attr, option) in &catalog.registry.class_options {
+                // `func(f, timeout=None)` takes the worker's `job_timeout`, as no `timeout` does.
                 if let Some(value) = registry_option(attr)
-                    && own.is_none_or(|c| c.keyword(option).is_none())
+                    && own.is_none_or(|c| c.keyword(option).is_none_or(Value::is_none))
                 {
                     options.push(attr, value, file_id);
                 }
@@ -1445,7 +1449,7 @@ impl<'a> Project<'a> {
                                 .framework(framework)
                                 .map(|spec| spec.decorator_parameters.as_slice())
                                 .unwrap_or_default();
-                            let options = self.decorator_options(
+                            let mut options = self.decorator_options(
                                 framework,
                                 positional
                                     .iter()
@@ -1454,6 +1458,19 @@ impl<'a> Project<'a> {
                                     .chain(decorator.keywords.iter().map(|(k, v)| (k.as_str(), v))),
                                 file_id,
                             );
+                            // `@job(etl_queue)` without a timeout: the queue's default.
+                            if let Some(spec) = catalog.framework(framework)
+                                && !spec.queue_time_limits.is_empty()
+                                && !spec
+                                    .time_limits
+                                    .iter()
+                                    .any(|l| options.get(&l.keyword).is_some())
+                                && let Some(queue) = options.get(QUEUE)
+                                && let Some((keyword, value, at)) =
+                                    self.queue_value_limit(spec, queue, file_id)
+                            {
+                                options.push(keyword, &value, at);
+                            }
                             tasks.push(Task {
                                 id,
                                 framework,
@@ -1598,13 +1615,52 @@ impl<'a> Project<'a> {
             })
             .collect();
         timer.lap("    handed");
-        for task in declared.into_iter().chain(handed).flatten() {
+        for task in declared.into_iter().flatten() {
             if self.task_index.contains_key(&task.id) {
                 continue;
             }
             self.task_index.insert(task.id, self.tasks.len());
             self.tasks.push(task);
         }
+        let declared_count = self.tasks.len();
+        for task in handed.into_iter().flatten() {
+            match self.task_index.get(&task.id) {
+                // A function enqueued in several places runs under the longest limit they give.
+                Some(&at) if at >= declared_count => {
+                    let longer =
+                        match (self.handed_limit(&task), self.handed_limit(&self.tasks[at])) {
+                            (Some(new), Some(old)) => new > old,
+                            _ => false,
+                        };
+                    if longer {
+                        self.tasks[at].options = task.options;
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    self.task_index.insert(task.id, self.tasks.len());
+                    self.tasks.push(task);
+                }
+            }
+        }
+    }
+
+    /// The time limit an enqueue gives a function it hands over, in seconds: its option or its
+    /// queue's, else the framework's default; `i64::MAX` without a bound; `None` when only run
+    /// time knows it.
+    fn handed_limit(&self, task: &Task) -> Option<i64> {
+        let spec = self.catalog.framework(task.framework)?;
+        let queue = spec.queue_time_limits.iter().map(|limit| &limit.limit);
+        for limit in spec.time_limits.iter().chain(queue) {
+            if let Some(value) = task.options.get(&limit.keyword).filter(|v| !v.is_none()) {
+                let number = self.constant(value).and_then(|v| limit.value_of(&v))?;
+                if limit.unbounded == Some(number) {
+                    return Some(i64::MAX);
+                }
+                return Some(limit.unit.seconds(number));
+            }
+        }
+        Some(spec.default_time_limit.unwrap_or(i64::MAX))
     }
 
     /// Whether a call's receiver is a project class, an instance of one or a member of one
@@ -1721,16 +1777,71 @@ impl<'a> Project<'a> {
         // in the path for the value it is bound to (`rq.Queue()`), an imported one for itself
         // (`payroll.queues.payroll_queue`).
         let (var, var_file) = if receiver.is_call() {
-            let var = self.facts(file)?.vars.get(call.receiver_var?.as_str())?;
-            (var.path.as_ref() == Some(&receiver)).then_some((var, file))?
+            let module_var = (self.facts(file)?.vars.get(call.receiver_var?.as_str()))
+                .filter(|var| var.path.as_ref() == Some(&receiver));
+            match module_var {
+                Some(var) => (var, file),
+                // A local (`queue = Queue(..., default_timeout=3600)`): the body's one queue.
+                None => {
+                    let made = self.canonical(&receiver);
+                    let mut found = body.events.iter().filter_map(|event| match &event.kind {
+                        EventKind::Call(c) if c.range.end() <= call.range.start() => {
+                            let path = c.path.as_ref()?;
+                            (self.canonical(path) == made).then_some(c)
+                        }
+                        _ => None,
+                    });
+                    let constructor = found.next()?;
+                    if found.next().is_some() {
+                        return None;
+                    }
+                    let (keyword, value) =
+                        self.constructor_limit(spec, &made, &body.events, |range| {
+                            range == constructor.range
+                        })?;
+                    return Some((keyword, value, file));
+                }
+            }
         } else {
-            let (name, module) = receiver.segs().split_last()?;
-            let var_file = self.module_of(&QPath(module.to_vec()).dotted())?;
-            (
-                self.facts(var_file)?.vars.get(name.name.as_str())?,
-                var_file,
-            )
+            self.imported_var(&receiver)?
         };
+        self.var_queue_limit(spec, var, var_file)
+    }
+
+    /// The module variable an imported name's path names (`payroll.queues.payroll_queue`): the
+    /// variable itself, not what it is bound to.
+    fn imported_var(&self, path: &QPath) -> Option<(&'a Value, u32)> {
+        let (name, module) = path.segs().split_last()?;
+        let file = self.module_of(&QPath(module.to_vec()).dotted())?;
+        Some((self.facts(file)?.vars.get(name.name.as_str())?, file))
+    }
+
+    /// The time limit of the queue a value names (`@job(etl_queue)`): a module variable of
+    /// this module or an imported one, bound to a queue constructor.
+    fn queue_value_limit(
+        &self,
+        spec: &'a crate::catalog::FrameworkSpec,
+        value: &Value,
+        file: u32,
+    ) -> Option<(&'a str, Value, u32)> {
+        let path = value.path.as_ref()?;
+        let (var, var_file) = if path.is_call() {
+            let var = self.facts(file)?.vars.get(value.name?.as_str())?;
+            (var.path.as_ref() == Some(path)).then_some((var, file))?
+        } else {
+            self.imported_var(path)?
+        };
+        self.var_queue_limit(spec, var, var_file)
+    }
+
+    /// The time limit a module variable's queue constructor gives (`etl_queue = Queue("etl",
+    /// default_timeout=3600)`), found among its module's calls.
+    fn var_queue_limit(
+        &self,
+        spec: &'a crate::catalog::FrameworkSpec,
+        var: &Value,
+        var_file: u32,
+    ) -> Option<(&'a str, Value, u32)> {
         let made = self.canonical(var.path.as_ref()?);
         let module = self.facts(var_file)?.functions.first()?;
         let (keyword, value) = module.peek(|module_body| {

@@ -294,7 +294,13 @@ pub fn time_limit(project: &Project, task: &TaskView, lang: Lang) -> TimeLimit {
     // `default_timeout`, kept under that keyword).
     let queue_limits = spec.queue_time_limits.iter().map(|limit| &limit.limit);
     for limit in spec.time_limits.iter().chain(queue_limits) {
-        let Some(value) = task.task.options.get(&limit.keyword) else {
+        // `timeout=None` sets nothing: the next source applies (arq's worker `job_timeout`).
+        let Some(value) = task
+            .task
+            .options
+            .get(&limit.keyword)
+            .filter(|v| !v.is_none())
+        else {
             continue;
         };
         let Some(number) = project.constant(value).and_then(|v| limit.value_of(&v)) else {
