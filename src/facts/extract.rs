@@ -3069,8 +3069,71 @@ impl<'e, 'c> Walker<'e, 'c> {
     }
 
     fn call(&mut self, call: &ast::ExprCall, block: u32) -> Value {
+        // `HANDLERS[kind](user)` on a dict (or list) of functions: a call of one of them, each
+        // in a branch of its own, as an `if` choosing between them would be.
+        if let Expr::Subscript(subscript) = &*call.func
+            && let Some(handlers) = self.handlers(&subscript.value, &subscript.slice, block)
+        {
+            self.next_if += 1;
+            let if_id = self.next_if;
+            let mut result = Value::default();
+            for (index, handler) in handlers.into_iter().enumerate() {
+                let branch = self.push_block(
+                    block,
+                    BlockKind::Branch {
+                        if_id,
+                        index: u32::try_from(index).unwrap_or(u32::MAX),
+                        leaves: false,
+                        exhaustive: true,
+                    },
+                );
+                result = self.call_of(call, branch, Some(handler));
+            }
+            return result;
+        }
+        self.call_of(call, block, None)
+    }
+
+    /// The functions a dict or sequence display holds (`{"email": send_email, "sms": send_sms}`),
+    /// when it holds nothing else: at most [`MAX_HANDLERS`], each once; the one a literal key
+    /// picks (`HANDLERS["db"]`).
+    fn handlers(&mut self, container: &Expr, slice: &Expr, block: u32) -> Option<Vec<Value>> {
+        let value = self.pure_in(container, block);
+        let key = self.expr(slice, block);
+        let items: Vec<&Value> = match (&value.lit, key.as_str()) {
+            (Lit::Dict(items), Some(key)) => {
+                let (_, picked) = items
+                    .iter()
+                    .find(|(k, _)| k.map(Sym::as_str) == Some(key))?;
+                vec![picked]
+            }
+            (Lit::Dict(items), None) => items.iter().map(|(_, v)| v).collect(),
+            (Lit::Seq(items), _) => items.iter().collect(),
+            _ => return None,
+        };
+        if items.is_empty() || items.len() > MAX_HANDLERS {
+            return None;
+        }
+        let mut handlers: Vec<Value> = Vec::new();
+        for item in items {
+            let path = item.path.as_ref().filter(|p| !p.is_call())?;
+            if !handlers.iter().any(|h| h.path.as_ref() == Some(path)) {
+                handlers.push(item.clone());
+            }
+        }
+        Some(handlers)
+    }
+
+    /// A call, with the function it calls when that is known otherwise (a handler).
+    fn call_of(&mut self, call: &ast::ExprCall, block: u32, handler: Option<Value>) -> Value {
         // The callee's names are interned once, for its value and for the call site.
         let (mut func, method, object) = match &*call.func {
+            _ if let Some(handler) = handler.clone() => {
+                let method = (handler.path.as_ref())
+                    .and_then(|p| p.0.last())
+                    .map_or_else(|| Sym::new(""), |seg| seg.name);
+                (handler, method, None)
+            }
             Expr::Attribute(attr) => {
                 let method = Sym::new(attr.attr.as_str());
                 let (value, object) = self.attribute_named(attr, block, method);
@@ -3601,7 +3664,8 @@ impl<'e, 'c> Walker<'e, 'c> {
         let dynamic = match &*call.func {
             _ if run.is_some() => false,
             Expr::Call(_) => !bound,
-            Expr::Subscript(_) | Expr::Lambda(_) => true,
+            Expr::Subscript(_) => handler.is_none(),
+            Expr::Lambda(_) => true,
             Expr::Name(_) => {
                 self.params.contains_key(&method) && !self.locals.contains_key(&method)
             }
@@ -3893,6 +3957,9 @@ fn on_instance(path: &QPath) -> bool {
             .as_str()
             .starts_with(|c: char| c.is_ascii_uppercase())
 }
+
+/// The most functions a dict of handlers is read as calling ([`Walker::handlers`]).
+const MAX_HANDLERS: usize = 8;
 
 /// A copy of `path` with room for [`PATH_ROOM`] more segments.
 fn with_room(path: &QPath) -> QPath {
