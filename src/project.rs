@@ -986,6 +986,18 @@ impl<'a> Project<'a> {
         };
         let mut returned: Vec<QPath> = Vec::new();
         for value in function.returns() {
+            // `return cls(settings.TWILIO_FROM)` in a class method: an instance of the class.
+            if let Some([only]) = value.path.as_ref().map(|p| &p.0[..])
+                && only.name == "self"
+                && only.call != Call::No
+                && let Some(class) = self.class_of(id)
+            {
+                let instance = QPath::from_dotted(&class.qualname).instance();
+                if !returned.contains(&instance) {
+                    returned.push(instance);
+                }
+                continue;
+            }
             let Some(path) = value
                 .path
                 .as_ref()
