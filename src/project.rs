@@ -11,11 +11,11 @@ use ruff_text_size::TextRange;
 
 use crate::catalog::{
     Catalog, EffectKind, Framework, FrameworkSpec, HEADERS_KEYWORD, KeySpec, MethodSpec,
-    OPTIONS_KEYWORD, Sink,
+    OPTIONS_KEYWORD, Sink, TimeLimitSpec,
 };
 use crate::facts::{
-    BlockKind, CallSite, Class, Decorator, EventKind, Exit, Function, FunctionBody, GuardTest, Lit,
-    ModuleFacts, Taint, Value,
+    BlockKind, CallSite, Class, Decorator, Event, EventKind, Exit, Function, FunctionBody,
+    GuardTest, Lit, ModuleFacts, Taint, Value,
 };
 use crate::models::Models;
 use crate::parse::SourceFile;
@@ -87,9 +87,6 @@ struct TaskOption {
 
 /// The Celery task option naming the task's class.
 const BASE: &str = "base";
-
-/// The option of an RQ job naming its queue (`@job(etl_queue)`).
-const QUEUE: &str = "queue";
 
 impl TaskOptions {
     pub fn get(&self, name: &str) -> Option<&Value> {
@@ -1477,7 +1474,8 @@ impl<'a> Project<'a> {
                                     .time_limits
                                     .iter()
                                     .any(|l| options.get(&l.keyword).is_some())
-                                && let Some(queue) = options.get(QUEUE)
+                                && let Some(queue) =
+                                    spec.queue_option.as_deref().and_then(|o| options.get(o))
                                 && let Some((keyword, value, at)) =
                                     self.queue_value_limit(spec, queue, file_id)
                             {
@@ -1657,22 +1655,39 @@ impl<'a> Project<'a> {
         }
     }
 
-    /// The time limit an enqueue gives a function it hands over, in seconds: its option or its
-    /// queue's, else the framework's default; `i64::MAX` without a bound; `None` when only run
-    /// time knows it.
+    /// The time limit an enqueue gives a function it hands over, in seconds: its options' or
+    /// its queue's, else the framework's default; `i64::MAX` without a bound; `None` when only
+    /// run time knows it.
     fn handed_limit(&self, task: &Task) -> Option<i64> {
         let spec = self.catalog.framework(task.framework)?;
-        let queue = spec.queue_time_limits.iter().map(|limit| &limit.limit);
-        for limit in spec.time_limits.iter().chain(queue) {
-            if let Some(value) = task.options.get(&limit.keyword).filter(|v| !v.is_none()) {
-                let number = self.constant(value).and_then(|v| limit.value_of(&v))?;
-                if limit.unbounded == Some(number) {
-                    return Some(i64::MAX);
-                }
-                return Some(limit.unit.seconds(number));
+        let mut longest = None;
+        for (limit, _, number) in self.option_limits(task) {
+            let number = number?;
+            if limit.unbounded == Some(number) {
+                return Some(i64::MAX);
             }
+            longest = longest.max(Some(limit.unit.seconds(number)));
         }
-        Some(spec.default_time_limit.unwrap_or(i64::MAX))
+        longest.or(Some(spec.default_time_limit.unwrap_or(i64::MAX)))
+    }
+
+    /// The options that bound a task's run (its own, then what its queue gives: RQ's
+    /// `default_timeout`), each with its value and the number it says in the option's unit
+    /// (`None`: only run time knows). `timeout=None` sets nothing and is left out.
+    pub fn option_limits<'t>(
+        &'t self,
+        task: &'t Task,
+    ) -> impl Iterator<Item = (&'a TimeLimitSpec, &'t Value, Option<i64>)> + 't {
+        let spec = self.catalog.framework(task.framework);
+        let own = spec.into_iter().flat_map(|spec| &spec.time_limits);
+        let queue = (spec.into_iter())
+            .flat_map(|spec| &spec.queue_time_limits)
+            .map(|limit| &limit.limit);
+        own.chain(queue).filter_map(move |limit| {
+            let value = task.options.get(&limit.keyword).filter(|v| !v.is_none())?;
+            let number = self.constant(value).and_then(|v| limit.value_of(&v));
+            Some((limit, value, number))
+        })
     }
 
     /// Whether a call's receiver is a project class, an instance of one or a member of one
@@ -1761,7 +1776,7 @@ impl<'a> Project<'a> {
     /// (`payroll_queue = Queue(..., default_timeout=1800)`). Its keyword, value and file.
     fn queue_time_limit(
         &self,
-        spec: &'a crate::catalog::FrameworkSpec,
+        spec: &'a FrameworkSpec,
         body: &FunctionBody,
         call: &CallSite,
         file: u32,
@@ -1832,7 +1847,7 @@ impl<'a> Project<'a> {
     /// this module or an imported one, bound to a queue constructor.
     fn queue_value_limit(
         &self,
-        spec: &'a crate::catalog::FrameworkSpec,
+        spec: &'a FrameworkSpec,
         value: &Value,
         file: u32,
     ) -> Option<(&'a str, Value, u32)> {
@@ -1850,7 +1865,7 @@ impl<'a> Project<'a> {
     /// default_timeout=3600)`), found among its module's calls.
     fn var_queue_limit(
         &self,
-        spec: &'a crate::catalog::FrameworkSpec,
+        spec: &'a FrameworkSpec,
         var: &Value,
         var_file: u32,
     ) -> Option<(&'a str, Value, u32)> {
@@ -1866,9 +1881,9 @@ impl<'a> Project<'a> {
     /// `here` accepts.
     fn constructor_limit(
         &self,
-        spec: &'a crate::catalog::FrameworkSpec,
+        spec: &'a FrameworkSpec,
         made: &QPath,
-        events: &[crate::facts::Event],
+        events: &[Event],
         here: impl Fn(TextRange) -> bool,
     ) -> Option<(&'a str, Value)> {
         let limit = spec

@@ -405,6 +405,9 @@ pub struct FrameworkSpec {
     /// Queue constructors whose keyword bounds the jobs enqueued on the queue without a limit
     /// of their own (RQ's `Queue(..., default_timeout=...)`).
     pub queue_time_limits: Vec<CallTimeLimit>,
+    /// The task option naming the queue a decorated task is enqueued on (RQ's `@job(queue)`),
+    /// whose `queue_time_limits` apply to it.
+    pub queue_option: Option<String>,
     /// The method a task calls to retry itself (`self.retry(...)`).
     pub retry_method: Option<String>,
     /// The task's first parameter is the run's context (arq's `ctx`), not an argument the
@@ -1374,6 +1377,7 @@ struct RawFramework {
     global_time_limits: Vec<TimeLimitSpec>,
     #[serde(default)]
     queue_time_limits: Vec<TimeLimitSpec>,
+    queue_option: Option<String>,
     app: Option<AppSpec>,
     delivery: Option<String>,
     retries: Option<String>,
@@ -1546,6 +1550,7 @@ impl Catalog {
                     .into_iter()
                     .map(CallTimeLimit::new)
                     .collect(),
+                queue_option: fw.queue_option,
                 retry_method: fw.retry_method,
                 task_class_method: fw.task_class_method,
                 task_class_options: fw.task_class_options,

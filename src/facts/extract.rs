@@ -3074,6 +3074,8 @@ impl<'e, 'c> Walker<'e, 'c> {
         if let Expr::Subscript(subscript) = &*call.func
             && let Some(handlers) = self.handlers(&subscript.value, &subscript.slice, block)
         {
+            // The key's own calls, once (`HANDLERS[kind_of(user)]`).
+            self.expr(&subscript.slice, block);
             self.next_if += 1;
             let if_id = self.next_if;
             let mut result = Value::default();
@@ -3099,7 +3101,7 @@ impl<'e, 'c> Walker<'e, 'c> {
     /// picks (`HANDLERS["db"]`).
     fn handlers(&mut self, container: &Expr, slice: &Expr, block: u32) -> Option<Vec<Value>> {
         let value = self.pure_in(container, block);
-        let key = self.expr(slice, block);
+        let key = self.pure_in(slice, block);
         let items: Vec<&Value> = match (&value.lit, key.as_str()) {
             (Lit::Dict(items), Some(key)) => {
                 let (_, picked) = items

@@ -292,18 +292,8 @@ pub fn time_limit(project: &Project, task: &TaskView, lang: Lang) -> TimeLimit {
     let mut turned_off = false;
     // The task's options, and what the queue its enqueue names gives it (RQ's
     // `default_timeout`, kept under that keyword).
-    let queue_limits = spec.queue_time_limits.iter().map(|limit| &limit.limit);
-    for limit in spec.time_limits.iter().chain(queue_limits) {
-        // `timeout=None` sets nothing: the next source applies (arq's worker `job_timeout`).
-        let Some(value) = task
-            .task
-            .options
-            .get(&limit.keyword)
-            .filter(|v| !v.is_none())
-        else {
-            continue;
-        };
-        let Some(number) = project.constant(value).and_then(|v| limit.value_of(&v)) else {
+    for (limit, value, number) in project.option_limits(task.task) {
+        let Some(number) = number else {
             return TimeLimit::Unknown;
         };
         if limit.unbounded == Some(number) {
