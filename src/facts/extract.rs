@@ -3070,9 +3070,18 @@ impl<'e, 'c> Walker<'e, 'c> {
 
     fn call(&mut self, call: &ast::ExprCall, block: u32) -> Value {
         // `HANDLERS[kind](user)` on a dict (or list) of functions: a call of one of them, each
-        // in a branch of its own, as an `if` choosing between them would be.
-        if let Expr::Subscript(subscript) = &*call.func
-            && let Some(handlers) = self.handlers(&subscript.value, &subscript.slice, block)
+        // in a branch of its own, as an `if` choosing between them would be; so is
+        // `PAYOUTS[kind].pay(earning)` on a dict of instances, a call of one's method.
+        let (subscript, method) = match &*call.func {
+            Expr::Subscript(subscript) => (Some(subscript), None),
+            Expr::Attribute(attr) => match &*attr.value {
+                Expr::Subscript(subscript) => (Some(subscript), Some(attr.attr.as_str())),
+                _ => (None, None),
+            },
+            _ => (None, None),
+        };
+        if let Some(subscript) = subscript
+            && let Some(handlers) = self.handlers(&subscript.value, &subscript.slice, block, method)
         {
             // The key's own calls, once (`HANDLERS[kind_of(user)]`).
             self.expr(&subscript.slice, block);
@@ -3099,7 +3108,13 @@ impl<'e, 'c> Walker<'e, 'c> {
     /// The functions a dict or sequence display holds (`{"email": send_email, "sms": send_sms}`),
     /// when it holds nothing else: at most [`MAX_HANDLERS`], each once; the one a literal key
     /// picks (`HANDLERS["db"]`).
-    fn handlers(&mut self, container: &Expr, slice: &Expr, block: u32) -> Option<Vec<Value>> {
+    fn handlers(
+        &mut self,
+        container: &Expr,
+        slice: &Expr,
+        block: u32,
+        method: Option<&str>,
+    ) -> Option<Vec<Value>> {
         let value = self.pure_in(container, block);
         let key = self.pure_in(slice, block);
         let items: Vec<&Value> = match (&value.lit, key.as_str()) {
@@ -3118,9 +3133,23 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
         let mut handlers: Vec<Value> = Vec::new();
         for item in items {
-            let path = item.path.as_ref().filter(|p| !p.is_call())?;
-            if !handlers.iter().any(|h| h.path.as_ref() == Some(path)) {
-                handlers.push(item.clone());
+            // Functions, or for a method, instances (`StripePayout()`): its path on them.
+            let path = item
+                .path
+                .as_ref()
+                .filter(|p| p.is_call() == method.is_some())?;
+            let path = match method {
+                Some(method) => path.join(&[Seg {
+                    name: Sym::new(method),
+                    call: Call::No,
+                }]),
+                None => path.clone(),
+            };
+            if !handlers.iter().any(|h| h.path.as_ref() == Some(&path)) {
+                handlers.push(Value {
+                    path: Some(path),
+                    ..item.clone()
+                });
             }
         }
         Some(handlers)
