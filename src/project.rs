@@ -14,8 +14,8 @@ use crate::catalog::{
     OPTIONS_KEYWORD, Sink, TimeLimitSpec,
 };
 use crate::facts::{
-    BlockKind, CallSite, Class, Decorator, Event, EventKind, Exit, Function, FunctionBody,
-    GuardTest, Lit, ModuleFacts, Taint, Value,
+    BlockKind, CallSite, Class, Decorator, EventKind, Exit, Function, FunctionBody, GuardTest, Lit,
+    ModuleFacts, Taint, Value,
 };
 use crate::models::Models;
 use crate::parse::SourceFile;
@@ -1788,50 +1788,42 @@ impl<'a> Project<'a> {
         let (_, receiver) = path.segs().split_last()?;
         let receiver = QPath(receiver.to_vec());
         // The constructor's call: in this body, where the chain starts
-        // (`Queue("ml", default_timeout=3600).enqueue(f)`).
+        // (`Queue("ml", default_timeout=3600).enqueue(f)`), or a local's, the body's one call
+        // of the queue's class before this one (`queue = Queue(..., default_timeout=3600)`).
         if receiver.is_call() {
             let start = call.range.start();
-            let made = self.canonical(&receiver);
-            if let Some((keyword, value)) =
-                self.constructor_limit(spec, &made, &body.events, |range| {
-                    range.start() == start && range.end() < call.range.end()
+            let calls = || {
+                body.events.iter().filter_map(|event| match &event.kind {
+                    EventKind::Call(c) => Some(&**c),
+                    _ => None,
                 })
-            {
+            };
+            let chained = calls()
+                .filter(|c| c.range.start() == start && c.range != call.range)
+                .find_map(|c| self.queue_keyword(spec, c));
+            if let Some((keyword, value)) = chained {
                 return Some((keyword, value, file));
             }
-        }
-        // Else the module variable's, in its module's body: a variable of this module stands
-        // in the path for the value it is bound to (`rq.Queue()`), an imported one for itself
-        // (`payroll.queues.payroll_queue`).
-        let (var, var_file) = if receiver.is_call() {
+            // A variable of this module stands in the path for what it is bound to.
             let module_var = (self.facts(file)?.vars.get(call.receiver_var?.as_str()))
                 .filter(|var| var.path.as_ref() == Some(&receiver));
-            match module_var {
-                Some(var) => (var, file),
-                // A local (`queue = Queue(..., default_timeout=3600)`): the body's one queue.
-                None => {
-                    let made = self.canonical(&receiver);
-                    let mut found = body.events.iter().filter_map(|event| match &event.kind {
-                        EventKind::Call(c) if c.range.end() <= call.range.start() => {
-                            let path = c.path.as_ref()?;
-                            (self.canonical(path) == made).then_some(c)
-                        }
-                        _ => None,
-                    });
-                    let constructor = found.next()?;
-                    if found.next().is_some() {
-                        return None;
-                    }
-                    let (keyword, value) =
-                        self.constructor_limit(spec, &made, &body.events, |range| {
-                            range == constructor.range
-                        })?;
-                    return Some((keyword, value, file));
-                }
-            }
-        } else {
-            self.imported_var(&receiver)?
-        };
+            let Some(var) = module_var else {
+                let made = self.canonical(&receiver);
+                let mut before = calls().filter(|c| {
+                    c.range.end() <= start
+                        && c.path.as_ref().is_some_and(|p| self.canonical(p) == made)
+                });
+                let constructor = before.next()?;
+                let (keyword, value) = before
+                    .next()
+                    .is_none()
+                    .then(|| self.queue_keyword(spec, constructor))??;
+                return Some((keyword, value, file));
+            };
+            return self.var_queue_limit(spec, var, file);
+        }
+        // An imported variable (`payroll.queues.payroll_queue`).
+        let (var, var_file) = self.imported_var(&receiver)?;
         self.var_queue_limit(spec, var, var_file)
     }
 
@@ -1869,31 +1861,28 @@ impl<'a> Project<'a> {
         var: &Value,
         var_file: u32,
     ) -> Option<(&'a str, Value, u32)> {
-        let made = self.canonical(var.path.as_ref()?);
         let module = self.facts(var_file)?.functions.first()?;
-        let (keyword, value) = module.peek(|module_body| {
-            self.constructor_limit(spec, &made, &module_body.events, |range| range == var.range)
+        let (keyword, value) = module.peek(|body| {
+            body.events.iter().find_map(|event| match &event.kind {
+                EventKind::Call(c) if c.range == var.range => self.queue_keyword(spec, c),
+                _ => None,
+            })
         })?;
         Some((keyword, value, var_file))
     }
 
-    /// The queue-limit keyword of the constructor call `made` among `events` at the range
-    /// `here` accepts.
-    fn constructor_limit(
+    /// The keyword and value by which a call of a queue's class (catalog `queue-time-limits`)
+    /// bounds the queue's jobs.
+    fn queue_keyword(
         &self,
         spec: &'a FrameworkSpec,
-        made: &QPath,
-        events: &[Event],
-        here: impl Fn(TextRange) -> bool,
+        constructor: &CallSite,
     ) -> Option<(&'a str, Value)> {
+        let made = self.canonical(constructor.path.as_ref()?);
         let limit = spec
             .queue_time_limits
             .iter()
-            .find(|limit| limit.calls.find(made).is_some())?;
-        let constructor = events.iter().find_map(|event| match &event.kind {
-            EventKind::Call(c) if here(c.range) => Some(c),
-            _ => None,
-        })?;
+            .find(|limit| limit.calls.find(&made).is_some())?;
         let value = constructor.keyword(&limit.limit.keyword)?;
         Some((limit.limit.keyword.as_str(), value.clone()))
     }

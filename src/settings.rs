@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 use ruff_text_size::TextRange;
 
-use crate::catalog::Framework;
+use crate::catalog::{CallTimeLimit, Framework};
 use crate::facts::{EventKind, FunctionBody, Lit, ModuleFacts, Value};
 use crate::path::{QPath, Sym};
 use crate::project::Project;
@@ -156,18 +156,23 @@ impl CelerySettings {
         // `self.x = ...` sets the Celery app's `conf` only if `self` can stand for something
         // else: bodies that assign only `self`'s attributes are skipped undecoded.
         let self_resolves = project.may_resolve_head(Sym::new("self"));
+        let limit_calls = LimitCalls::of(project);
         // What each file's calls set, found in parallel and applied in file order below.
-        let from_calls: Vec<Vec<Assigned>> = project
+        let from_calls: Vec<(Vec<Assigned>, Vec<GlobalTimeLimit>)> = project
             .files
             .par_iter()
-            .map(|file| {
+            .enumerate()
+            .map(|(fi, file)| {
+                let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
                 file.facts
                     .as_ref()
-                    .map(|facts| read_calls(project, facts, self_resolves))
+                    .map(|facts| read_calls(project, facts, file_id, self_resolves, &limit_calls))
                     .unwrap_or_default()
             })
             .collect();
-        for ((fi, file), assigned) in project.files.iter().enumerate().zip(from_calls) {
+        let mut global_time_limits = Vec::new();
+        for ((fi, file), (assigned, limits)) in project.files.iter().enumerate().zip(from_calls) {
+            global_time_limits.extend(limits);
             let Some(facts) = &file.facts else { continue };
             let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
             let last = facts.module.rsplit('.').next().unwrap_or_default();
@@ -213,7 +218,7 @@ impl CelerySettings {
                 }
             }
         }
-        settings.global_time_limits = global_time_limits(project);
+        settings.global_time_limits = global_time_limits;
         for class in &sources.classes {
             if let Some((file, class)) = project.class(class) {
                 for (name, value) in &class.attrs {
@@ -288,9 +293,12 @@ impl<'a> Assigned<'a> {
 fn read_calls<'a>(
     project: &Project,
     facts: &'a ModuleFacts,
+    file: u32,
     self_resolves: bool,
-) -> Vec<Assigned<'a>> {
+    limit_calls: &LimitCalls,
+) -> (Vec<Assigned<'a>>, Vec<GlobalTimeLimit>) {
     let mut assigned = Vec::new();
+    let mut limits = Vec::new();
     for function in &facts.functions {
         let assigns = if self_resolves {
             function.has_attr_assign()
@@ -299,14 +307,19 @@ fn read_calls<'a>(
         };
         let may_set = assigns
             || function.calls_named(|name| {
-                is_conf_update(project, &name) || project.may_name_enqueue_or_app_by(name)
+                is_conf_update(project, &name)
+                    || project.may_name_enqueue_or_app_by(name)
+                    || limit_calls.may_match(name)
             });
         if !may_set {
             continue;
         }
-        function.peek(|body| read_events(project, body, &mut assigned));
+        function.peek(|body| {
+            read_events(project, body, &mut assigned);
+            limit_calls.read(project, body, file, &mut limits);
+        });
     }
-    assigned
+    (assigned, limits)
 }
 
 /// The settings one function body sets, in order ([`read_calls`]).
@@ -414,71 +427,71 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
     }
 }
 
-/// The calls that bound every task of a framework (catalog `global-time-limits`), anywhere in
-/// the project: `broker.add_middleware(TimeLimit(time_limit=3_600_000))`.
-fn global_time_limits(project: &Project) -> Vec<GlobalTimeLimit> {
-    let entries: Vec<(Framework, usize, &crate::catalog::CallTimeLimit)> = project
-        .catalog
-        .frameworks
-        .iter()
-        .flat_map(|spec| {
-            (spec.global_time_limits.iter().enumerate())
-                .map(move |(index, limit)| (spec.framework, index, limit))
-        })
-        .collect();
-    if entries.is_empty() {
-        return Vec::new();
+/// The calls that bound every task of a framework (catalog `global-time-limits`), looked for
+/// anywhere in the project: `broker.add_middleware(TimeLimit(time_limit=3_600_000))`.
+struct LimitCalls<'c>(Vec<(Framework, usize, &'c CallTimeLimit)>);
+
+impl<'c> LimitCalls<'c> {
+    fn of(project: &Project<'c>) -> LimitCalls<'c> {
+        let catalog: &'c crate::catalog::Catalog = project.catalog;
+        LimitCalls(
+            catalog
+                .frameworks
+                .iter()
+                .flat_map(|spec| {
+                    (spec.global_time_limits.iter().enumerate())
+                        .map(move |(index, limit)| (spec.framework, index, limit))
+                })
+                .collect(),
+        )
     }
-    let found: Vec<Vec<GlobalTimeLimit>> = project
-        .files
-        .par_iter()
-        .enumerate()
-        .map(|(fi, file)| {
-            let mut found = Vec::new();
-            let Some(facts) = &file.facts else {
-                return found;
+
+    /// Whether a call named so may be one of them: a cheap test before decoding a body.
+    fn may_match(&self, name: Sym) -> bool {
+        self.0
+            .iter()
+            .any(|(_, _, limit)| limit.calls.may_match(name))
+    }
+
+    /// The limits the calls of one body set, in order.
+    fn read(
+        &self,
+        project: &Project,
+        body: &FunctionBody,
+        file: u32,
+        found: &mut Vec<GlobalTimeLimit>,
+    ) {
+        if self.0.is_empty() {
+            return;
+        }
+        for event in &body.events {
+            let EventKind::Call(call) = &event.kind else {
+                continue;
             };
-            let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
-            for function in &facts.functions {
-                let may_call = function.calls_named(|name| {
-                    entries
-                        .iter()
-                        .any(|(_, _, limit)| limit.calls.may_match(name))
-                });
-                if !may_call {
+            let Some(path) = &call.path else { continue };
+            if !path.0.last().is_some_and(|last| self.may_match(last.name)) {
+                continue;
+            }
+            let canonical = project.canonical(path);
+            for (framework, index, limit) in &self.0 {
+                if limit.calls.find(&canonical).is_none() {
                     continue;
                 }
-                function.peek(|body| {
-                    for event in &body.events {
-                        let EventKind::Call(call) = &event.kind else {
-                            continue;
-                        };
-                        let Some(path) = &call.path else { continue };
-                        let canonical = project.canonical(path);
-                        for (framework, index, limit) in &entries {
-                            if limit.calls.find(&canonical).is_none() {
-                                continue;
-                            }
-                            if let Some(value) = call.keyword(&limit.limit.keyword) {
-                                found.push(GlobalTimeLimit {
-                                    framework: *framework,
-                                    index: *index,
-                                    call: canonical.segs().last().map_or(call.method, |s| s.name),
-                                    setting: Setting {
-                                        value: known(project, value),
-                                        file: file_id,
-                                        range: value.setting_range(),
-                                    },
-                                });
-                            }
-                        }
-                    }
-                });
+                if let Some(value) = call.keyword(&limit.limit.keyword) {
+                    found.push(GlobalTimeLimit {
+                        framework: *framework,
+                        index: *index,
+                        call: canonical.segs().last().map_or(call.method, |s| s.name),
+                        setting: Setting {
+                            value: known(project, value),
+                            file,
+                            range: value.setting_range(),
+                        },
+                    });
+                }
             }
-            found
-        })
-        .collect();
-    found.into_iter().flatten().collect()
+        }
+    }
 }
 
 /// Whether `app.conf.<method>(...)` sets several settings at once (`update`, `setdefault`).

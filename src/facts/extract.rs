@@ -3081,7 +3081,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             _ => (None, None),
         };
         if let Some(subscript) = subscript
-            && let Some(handlers) = self.handlers(&subscript.value, &subscript.slice, block, method)
+            && let Some(handlers) = self.handlers(&subscript.value, &subscript.slice, method)
         {
             // The key's own calls, once (`HANDLERS[kind_of(user)]`).
             self.expr(&subscript.slice, block);
@@ -3105,19 +3105,26 @@ impl<'e, 'c> Walker<'e, 'c> {
         self.call_of(call, block, None)
     }
 
-    /// The functions a dict or sequence display holds (`{"email": send_email, "sms": send_sms}`),
-    /// when it holds nothing else: at most [`MAX_HANDLERS`], each once; the one a literal key
-    /// picks (`HANDLERS["db"]`).
-    fn handlers(
-        &mut self,
-        container: &Expr,
-        slice: &Expr,
-        block: u32,
-        method: Option<&str>,
-    ) -> Option<Vec<Value>> {
-        let value = self.pure_in(container, block);
-        let key = self.pure_in(slice, block);
-        let items: Vec<&Value> = match (&value.lit, key.as_str()) {
+    /// The functions a dict or sequence display bound to a name holds (`HANDLERS = {"email":
+    /// send_email, "sms": send_sms}`), when it holds nothing else: at most [`MAX_HANDLERS`],
+    /// each once; the one a string key written in the subscript picks (`HANDLERS["db"]`). Read
+    /// in place, without evaluating anything: it is asked of every `x[k](...)` and
+    /// `x[k].m(...)`.
+    fn handlers(&self, container: &Expr, slice: &Expr, method: Option<&str>) -> Option<Vec<Value>> {
+        let Expr::Name(name) = container else {
+            return None;
+        };
+        let id = name.id.as_str();
+        let value = self.local_ref(id, Sym::new(id)).or_else(|| {
+            (!self.is_module)
+                .then(|| self.ex.module_vars.get(id))
+                .flatten()
+        })?;
+        let key = match slice {
+            Expr::StringLiteral(key) => Some(key.value.to_str()),
+            _ => None,
+        };
+        let items: Vec<&Value> = match (&value.lit, key) {
             (Lit::Dict(items), Some(key)) => {
                 let (_, picked) = items
                     .iter()
