@@ -53,11 +53,26 @@ static NO_EFFECT: Effect = Effect {
 /// Stands for the transaction of a function decorated `@transaction.atomic`.
 pub const FUNCTION_TRANSACTION: u32 = u32::MAX;
 
-/// A function of the project: file index and function index in that file's facts.
+/// A function of the project: file index and function index in that file's facts, and for a
+/// method a subclass inherits, the subclass it runs for ([`Project::find_method`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FuncId {
     pub file: u32,
     pub func: u32,
+    /// 0 for the function as written; otherwise 1 + the project-wide number of the class whose
+    /// instance `self` is: `Base.notify` run for `EmailNotifier`, where `self.deliver()` is
+    /// the subclass's.
+    pub ctx: u32,
+}
+
+impl FuncId {
+    pub fn new(file: u32, func: usize) -> FuncId {
+        FuncId {
+            file,
+            func: u32::try_from(func).unwrap_or(u32::MAX),
+            ctx: 0,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -266,6 +281,12 @@ pub struct Project<'a> {
     task_index: HashMap<FuncId, usize>,
     /// Per file, per function: what is computed only when something asks for it.
     lazy: Vec<Box<[LazyFunction]>>,
+    /// The same for inherited methods run for a subclass ([`FuncId::ctx`]), made as calls
+    /// resolve to them: slots by id.
+    variant_lazy: boxcar::Vec<LazyFunction>,
+    variant_slots: std::sync::RwLock<HashMap<FuncId, usize>>,
+    /// Per file, the number of classes in the files before it ([`Project::class_number`]).
+    class_offsets: Vec<u32>,
     /// Summaries of the functions rules start from (tasks, functions with a transaction) and of
     /// everything they reach, computed once in a fixed order ([`Project::summarize`]).
     summaries: HashMap<FuncId, Summary>,
@@ -356,6 +377,17 @@ impl<'a> Project<'a> {
                     (0..count).map(|_| LazyFunction::default()).collect()
                 })
                 .collect(),
+            variant_lazy: boxcar::Vec::new(),
+            variant_slots: std::sync::RwLock::default(),
+            class_offsets: files
+                .iter()
+                .scan(0u32, |before, file| {
+                    let start = *before;
+                    let count = file.facts.as_ref().map_or(0, |f| f.classes.len());
+                    *before = before.saturating_add(u32::try_from(count).unwrap_or(u32::MAX));
+                    Some(start)
+                })
+                .collect(),
             summaries: HashMap::default(),
             transaction_functions: Vec::new(),
             enqueue_or_app_names,
@@ -405,12 +437,35 @@ impl<'a> Project<'a> {
         if let Some(summary) = self.summaries.get(&id) {
             return Some(summary);
         }
-        let lazy = self.lazy.get(id.file as usize)?.get(id.func as usize)?;
+        let lazy = self.lazy_of(id)?;
         Some(lazy.summary.get_or_init(|| {
             let mut done = HashMap::default();
             self.summary_of(id, &mut done, &mut HashSet::default());
             Box::new(done.remove(&id).unwrap_or_default())
         }))
+    }
+
+    fn lazy_of(&self, id: FuncId) -> Option<&LazyFunction> {
+        if id.ctx == 0 {
+            return self.lazy.get(id.file as usize)?.get(id.func as usize);
+        }
+        self.function(id)?;
+        let slots = self
+            .variant_slots
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(&slot) = slots.get(&id) {
+            return self.variant_lazy.get(slot);
+        }
+        drop(slots);
+        let mut slots = self
+            .variant_slots
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let slot = *slots
+            .entry(id)
+            .or_insert_with(|| self.variant_lazy.push(LazyFunction::default()));
+        self.variant_lazy.get(slot)
     }
 
     pub fn call_class(&self, id: FuncId, event: usize) -> Option<&CallClass> {
@@ -420,7 +475,7 @@ impl<'a> Project<'a> {
     /// How each call of a function is classified, by event index (classified on first use:
     /// most functions of a large project are never asked about).
     fn call_classes(&self, id: FuncId) -> Option<&[Option<CallClass>]> {
-        let lazy = self.lazy.get(id.file as usize)?.get(id.func as usize)?;
+        let lazy = self.lazy_of(id)?;
         let function = self.function(id)?;
         Some(lazy.classes.get_or_init(|| {
             function
@@ -434,8 +489,17 @@ impl<'a> Project<'a> {
         }))
     }
 
-    /// The class a function is a method of.
+    /// The class whose instance `self` is in a method: the one it is written in, or for an
+    /// inherited method run for a subclass, that subclass.
     pub fn class_of(&self, id: FuncId) -> Option<&'a Class> {
+        if id.ctx != 0 {
+            return self.class_by_number(id.ctx - 1);
+        }
+        self.written_class_of(id)
+    }
+
+    /// The class a method is written in.
+    fn written_class_of(&self, id: FuncId) -> Option<&'a Class> {
         let function = self.function(id)?;
         self.facts(id.file)?.classes.get(function.class()?)
     }
@@ -577,15 +641,7 @@ impl<'a> Project<'a> {
                     .functions
                     .iter()
                     .enumerate()
-                    .map(move |(i, function)| {
-                        (
-                            FuncId {
-                                file: file_id,
-                                func: u32::try_from(i).unwrap_or(u32::MAX),
-                            },
-                            function,
-                        )
-                    })
+                    .map(move |(i, function)| (FuncId::new(file_id, i), function))
             })
         })
     }
@@ -790,10 +846,15 @@ impl<'a> Project<'a> {
         let Some(function) = self.function(caller) else {
             return path.clone();
         };
-        let Some(class) = outermost(facts, function)
-            .class()
-            .and_then(|c| facts.classes.get(c))
-        else {
+        let runtime = match caller.ctx {
+            0 => None,
+            _ => self.class_of(caller),
+        };
+        let Some(class) = runtime.or_else(|| {
+            outermost(facts, function)
+                .class()
+                .and_then(|c| facts.classes.get(c))
+        }) else {
             // `@shared_task(bind=True, base=AlertingTask)`: `self` is the task, an instance of
             // its base class (`self.alert(...)` runs `AlertingTask.alert`).
             return match self.bound_task_base(caller) {
@@ -902,9 +963,26 @@ impl<'a> Project<'a> {
                 path = next.join(&path.0[at + 2..]);
                 continue;
             }
+            // A member a base defines is the base's: the first class in Python's order that
+            // defines it.
+            let owner = self.member_owner(&class_name, class, member);
             // `stripe = StripeClient(...)` in the class body: the member is that instance.
-            if let Some(value) = self.attribute_instance(class, member) {
+            if let Some(value) = self.attribute_instance(owner, member) {
                 path = value.join(&path.0[at + 2..]);
+                continue;
+            }
+            // `gateway_cls = StripeGateway` in the class body, `self.gateway_cls()`: an
+            // instance of that class.
+            if path.0[at + 1].call != Call::No
+                && let Some(target) = owner
+                    .attrs
+                    .get(member)
+                    .and_then(|value| value.path.as_ref())
+                    .filter(|target| !target.is_call())
+                && let target = self.canonical(target).into_owned()
+                && self.class(&target.dotted()).is_some()
+            {
+                path = target.instance().join(&path.0[at + 2..]);
                 continue;
             }
             if self.class_defines(class, member, 0) {
@@ -912,7 +990,7 @@ impl<'a> Project<'a> {
                 // the method returns, as if called.
                 if path.0[at + 1].call == Call::No
                     && at + 2 < path.0.len()
-                    && self.is_property(class_name.as_str(), class, member)
+                    && self.is_property(owner.qualname.as_str(), owner, member)
                 {
                     let mut called = QPath(path.0[..=at + 1].to_vec());
                     if let Some(last) = called.0.last_mut() {
@@ -934,8 +1012,16 @@ impl<'a> Project<'a> {
                 }
                 return path;
             }
-            // `self.mail = MailChannel()` in a method: the member is an instance of that.
-            if let Some(member_path) = self.instance_member(&class_name, class, member) {
+            // `self.mail = MailChannel()` in a method (of the class, or of a base: the first
+            // in Python's order that assigns it): the member is an instance of that.
+            let assigned = match class.bases.is_empty() {
+                true => self.instance_member(&class_name, class, member),
+                false => self
+                    .mro(&class_name)
+                    .into_iter()
+                    .find_map(|c| self.instance_member(&c.qualname, c, member)),
+            };
+            if let Some(member_path) = assigned {
                 path = member_path.join(&path.0[at + 2..]);
                 continue;
             }
@@ -1284,10 +1370,26 @@ impl<'a> Project<'a> {
             && head.name == "super"
             && head.call != Call::No
         {
-            let class = self.class_of(caller?)?;
-            return class.bases.iter().find_map(|base| {
-                self.find_method(&self.canonical(base).dotted(), method.name.as_str(), 1)
-            });
+            // The class after the one the call is written in (or the one `super(Cls, self)`
+            // names), in the order of the class `self` is an instance of.
+            let caller = caller?;
+            let written = self.written_class_of(caller)?;
+            let runtime = self.class_of(caller).unwrap_or(written);
+            let order = self.mro(&runtime.qualname);
+            let after = match head.call {
+                Call::Str(name) => order.iter().position(|c| c.name == name.as_str()),
+                _ => order.iter().position(|c| std::ptr::eq(*c, written)),
+            };
+            let method = method.name.as_str();
+            let (found, owner) = match after {
+                Some(at) => order[at + 1..]
+                    .iter()
+                    .find_map(|class| self.own_method(class, method))?,
+                None => written.bases.iter().find_map(|base| {
+                    self.find_method_def(&self.canonical(base).dotted(), method, 1)
+                })?,
+            };
+            return Some(self.method_for(found, owner, &runtime.qualname));
         }
         if segs
             .first()
@@ -1319,21 +1421,230 @@ impl<'a> Project<'a> {
         self.find_method(&class_name, last.name.as_str(), 0)
     }
 
+    /// The method `name` as an instance of `class` has it, looked up through its bases. A
+    /// method it inherits is the subclass's own variant ([`FuncId::ctx`]) when `self` in it
+    /// names something the subclass defines differently ([`Project::dispatches_differently`]).
     fn find_method(&self, class: &str, name: &str, depth: u32) -> Option<FuncId> {
+        let (found, owner) = self.find_method_def(class, name, depth)?;
+        Some(self.method_for(found, owner, class))
+    }
+
+    /// The method as written, and the class that defines it.
+    fn find_method_def(&self, class: &str, name: &str, depth: u32) -> Option<(FuncId, &'a Class)> {
         if depth > 8 {
             return None;
         }
         let (file, facts_class) = self.class(class)?;
         if let Some(&index) = facts_class.methods.get(name) {
-            return Some(FuncId {
-                file,
-                func: u32::try_from(index).ok()?,
-            });
+            return Some((FuncId::new(file, index), facts_class));
+        }
+        if facts_class.bases.len() > 1 {
+            // Several bases: Python's order, where a shared base comes after every class
+            // deriving from it.
+            return self
+                .mro(class)
+                .into_iter()
+                .skip(1)
+                .find_map(|owner| self.own_method(owner, name));
         }
         facts_class
             .bases
             .iter()
-            .find_map(|base| self.find_method(&self.canonical(base).dotted(), name, depth + 1))
+            .find_map(|base| self.find_method_def(&self.canonical(base).dotted(), name, depth + 1))
+    }
+
+    /// The class of `class`'s order (itself first) that defines `member` in its body.
+    fn member_owner(&self, class_name: &str, class: &'a Class, member: &str) -> &'a Class {
+        let defines = |c: &Class| c.methods.contains_key(member) || c.attrs.contains_key(member);
+        if defines(class) || class.bases.is_empty() {
+            return class;
+        }
+        self.mro(class_name)
+            .into_iter()
+            .find(|c| defines(c))
+            .unwrap_or(class)
+    }
+
+    /// The method `name` the class defines itself.
+    fn own_method(&self, class: &'a Class, name: &str) -> Option<(FuncId, &'a Class)> {
+        let &index = class.methods.get(name)?;
+        let (file, _) = self.class(&class.qualname)?;
+        Some((FuncId::new(file, index), class))
+    }
+
+    /// The project classes an instance of `class` looks its members up in, in Python's
+    /// method resolution order (C3); depth first where the bases admit no such order.
+    fn mro(&self, class: &str) -> Vec<&'a Class> {
+        self.linearize(class, 0)
+            .unwrap_or_else(|| self.ancestors(class))
+    }
+
+    fn linearize(&self, class: &str, depth: u32) -> Option<Vec<&'a Class>> {
+        if depth > 8 {
+            return None;
+        }
+        let (_, this) = self.class(class)?;
+        let bases: Vec<&'a Class> = this
+            .bases
+            .iter()
+            .filter_map(|base| self.class(&self.canonical(base).dotted()))
+            .map(|(_, base)| base)
+            .collect();
+        let mut lists = bases
+            .iter()
+            .map(|base| self.linearize(&base.qualname, depth + 1))
+            .collect::<Option<Vec<_>>>()?;
+        lists.push(bases);
+        let mut order = vec![this];
+        loop {
+            lists.retain(|list| !list.is_empty());
+            if lists.is_empty() {
+                return Some(order);
+            }
+            // The first head that is in no list's tail.
+            let head = lists.iter().map(|list| list[0]).find(|head| {
+                !lists
+                    .iter()
+                    .any(|list| list[1..].iter().any(|c| std::ptr::eq(*c, *head)))
+            })?;
+            order.push(head);
+            for list in &mut lists {
+                if std::ptr::eq(list[0], head) {
+                    list.remove(0);
+                }
+            }
+        }
+    }
+
+    /// `found`, defined in `owner`, as it runs for an instance of `runtime` (a subclass).
+    fn method_for(&self, found: FuncId, owner: &Class, runtime: &str) -> FuncId {
+        if found.ctx != 0 || owner.qualname == runtime {
+            return found;
+        }
+        let Some(((file, index), _)) = self.class_at(runtime) else {
+            return found;
+        };
+        if !self.dispatches_differently(found, owner, runtime, 0) {
+            return found;
+        }
+        FuncId {
+            ctx: self.class_number(file, index).saturating_add(1),
+            ..found
+        }
+    }
+
+    /// Whether `self.<name>` in `method` (defined in `owner`) may mean something else for an
+    /// instance of `runtime`: a name that a class of `runtime`'s bases outside `owner`'s own
+    /// defines (an override, a mixin's sibling), or a method that does so in turn.
+    fn dispatches_differently(
+        &self,
+        method: FuncId,
+        owner: &Class,
+        runtime: &str,
+        depth: u32,
+    ) -> bool {
+        if depth > 4 {
+            return false;
+        }
+        let Some(function) = self.function(method) else {
+            return false;
+        };
+        let inherited = self.ancestors(&owner.qualname);
+        let own: Vec<&'a Class> = self
+            .ancestors(runtime)
+            .into_iter()
+            .filter(|class| !inherited.iter().any(|c| std::ptr::eq(*c, *class)))
+            .collect();
+        if own.is_empty() {
+            return false;
+        }
+        // `super().notify()` goes on along the runtime class's order, past `owner`.
+        let mut calls_super = false;
+        let self_names: Vec<Sym> = function.peek(|body| {
+            body.events
+                .iter()
+                .filter_map(|event| match &event.kind {
+                    EventKind::Call(call) => call.path.as_ref(),
+                    _ => None,
+                })
+                .filter_map(|path| match path.segs() {
+                    [this, member, ..] if this.name == "self" => Some(member.name),
+                    [head, _, ..] if head.name == "super" && head.call != Call::No => {
+                        calls_super = true;
+                        None
+                    }
+                    _ => None,
+                })
+                .collect()
+        });
+        calls_super
+            || self_names.iter().any(|&name| {
+                let name = name.as_str();
+                own.iter().any(|class| {
+                    class.methods.contains_key(name)
+                        || class.attrs.contains_key(name)
+                        || self.assigns_member(class, name)
+                }) || self
+                    .find_method_def(runtime, name, 0)
+                    .is_some_and(|(next, next_owner)| {
+                        next != method
+                            && next_owner.qualname != runtime
+                            && self.dispatches_differently(next, next_owner, runtime, depth + 1)
+                    })
+            })
+    }
+
+    /// The project classes of `class`'s bases, itself first, depth first.
+    fn ancestors(&self, class: &str) -> Vec<&'a Class> {
+        let mut found: Vec<&'a Class> = Vec::new();
+        let mut stack = vec![(class.to_string(), 0u32)];
+        while let Some((name, depth)) = stack.pop() {
+            let Some((_, class)) = self.class(&name) else {
+                continue;
+            };
+            if depth > 8 || found.iter().any(|c| std::ptr::eq(*c, class)) {
+                continue;
+            }
+            found.push(class);
+            for base in class.bases.iter().rev() {
+                stack.push((self.canonical(base).dotted(), depth + 1));
+            }
+        }
+        found
+    }
+
+    /// Whether a method of the class assigns `self.<member>`.
+    fn assigns_member(&self, class: &Class, member: &str) -> bool {
+        let Some(facts) = self.facts_of_class(class) else {
+            return false;
+        };
+        class.methods.iter().any(|(_, &index)| {
+            facts.functions.get(index).is_some_and(|function| {
+                function.peek(|body| {
+                    body.events.iter().any(|event| {
+                        matches!(&event.kind, EventKind::AttrAssign(assign)
+                            if assign.var == "self" && assign.attr == member)
+                    })
+                })
+            })
+        })
+    }
+
+    /// The project-wide number of the class at `index` in file `file`.
+    fn class_number(&self, file: u32, index: usize) -> u32 {
+        let before = self.class_offsets.get(file as usize).copied().unwrap_or(0);
+        before.saturating_add(u32::try_from(index).unwrap_or(u32::MAX))
+    }
+
+    /// The class a [`FuncId::ctx`] names.
+    fn class_by_number(&self, number: u32) -> Option<&'a Class> {
+        let file = self
+            .class_offsets
+            .partition_point(|&start| start <= number)
+            .checked_sub(1)?;
+        let start = *self.class_offsets.get(file)?;
+        let facts = self.facts(u32::try_from(file).ok()?)?;
+        facts.classes.get((number - start) as usize)
     }
 
     /// Module variables typed by the methods called on them at module level.
@@ -1437,10 +1748,7 @@ impl<'a> Project<'a> {
                 };
                 let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
                 for (i, function) in facts.functions.iter().enumerate().skip(1) {
-                    let id = FuncId {
-                        file: file_id,
-                        func: u32::try_from(i).unwrap_or(u32::MAX),
-                    };
+                    let id = FuncId::new(file_id, i);
                     for decorator in &function.decorators {
                         let Some(path) = &decorator.path else {
                             continue;
@@ -1493,10 +1801,28 @@ impl<'a> Project<'a> {
                 }
                 // Class-based tasks: `run` of a class deriving from Celery's `Task`, `perform`
                 // of one deriving from Dramatiq's `GenericActor`.
-                for class in &facts.classes {
+                for (index, class) in facts.classes.iter().enumerate() {
                     // The method first: a look-up in the class, where the framework walks its
-                    // bases.
-                    let runs = |spec: &FrameworkSpec| class.methods.get(&spec.task_class_method);
+                    // bases. A method the class inherits from a project base runs for the
+                    // class ([`FuncId::ctx`]): each subclass is a task of its own.
+                    let own_run = |spec: &FrameworkSpec| {
+                        let &run = class.methods.get(&spec.task_class_method)?;
+                        Some(FuncId::new(file_id, run))
+                    };
+                    let inherited_run = |spec: &FrameworkSpec| {
+                        let (found, owner) =
+                            self.find_method_def(&class.qualname, &spec.task_class_method, 0)?;
+                        (!std::ptr::eq(owner, class)).then(|| FuncId {
+                            ctx: self.class_number(file_id, index).saturating_add(1),
+                            ..found
+                        })
+                    };
+                    let runs = |spec: &FrameworkSpec| {
+                        own_run(spec).or_else(|| match class.bases.is_empty() {
+                            true => None,
+                            false => inherited_run(spec),
+                        })
+                    };
                     if !catalog.frameworks.iter().any(|spec| runs(spec).is_some()) {
                         continue;
                     }
@@ -1506,7 +1832,7 @@ impl<'a> Project<'a> {
                     let Some(spec) = catalog.framework(framework) else {
                         continue;
                     };
-                    let Some(&run) = runs(spec) else { continue };
+                    let Some(id) = runs(spec) else { continue };
                     let mut options = TaskOptions {
                         bind: true,
                         options: Vec::new(),
@@ -1531,10 +1857,6 @@ impl<'a> Project<'a> {
                     for (k, v) in own.iter().flat_map(|own| own.attrs.iter()) {
                         options.push(k, v, file_id);
                     }
-                    let id = FuncId {
-                        file: file_id,
-                        func: u32::try_from(run).unwrap_or(u32::MAX),
-                    };
                     tasks.push(Task {
                         id,
                         framework,
@@ -3229,13 +3551,7 @@ fn name_tables(files: &[SourceFile]) -> (FunctionTable<'_>, ClassTable<'_>) {
         let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
         // Nested functions too: the enclosing function calls them by name (`_sms(phone)`).
         for (i, function) in facts.functions.iter().enumerate().skip(1) {
-            functions.insert(
-                function.qualname.as_str(),
-                FuncId {
-                    file: file_id,
-                    func: u32::try_from(i).unwrap_or(u32::MAX),
-                },
-            );
+            functions.insert(function.qualname.as_str(), FuncId::new(file_id, i));
         }
         for (i, class) in facts.classes.iter().enumerate() {
             classes.insert(class.qualname.as_str(), (file_id, i));
@@ -3864,8 +4180,8 @@ mod tests {
         assert!(project.tasks.is_empty());
         // No task and no transaction: nothing was summarised up front.
         assert!(project.summaries.is_empty());
-        let pay = FuncId { file: 0, func: 2 };
-        let charge = FuncId { file: 0, func: 1 };
+        let pay = FuncId::new(0, 2);
+        let charge = FuncId::new(0, 1);
         assert!(matches!(
             project.call_class(pay, 0),
             Some(CallClass::Project(callee)) if *callee == charge

@@ -190,13 +190,17 @@ fn review_task(project: &Project, view: &TaskView, all: &Findings, lang: Lang) -
     let line = |range: TextRange| file.location(range.start()).0;
     // The task's findings: those rules attributed to it, and those inside its definition
     // (decorator options, transactions in its body).
-    let declared = view.task.declared_at.start().min(function.range.start());
+    // A task class inheriting its method is declared in another class, maybe another file.
+    let declared = match view.id.ctx {
+        0 => view.task.declared_at.start().min(function.range.start()),
+        _ => function.range.start(),
+    };
     let span = TextRange::new(declared, function.range.end());
     let of_task = |diagnostics: &[Diagnostic]| -> Vec<Finding> {
         diagnostics
             .iter()
             .filter(|d| {
-                d.task.as_deref() == Some(function.qualname.as_str())
+                d.task.as_deref() == Some(view.qualname())
                     || d.file == view.id.file && span.contains_range(d.range)
             })
             .map(|d| Finding {
@@ -231,7 +235,7 @@ fn review_task(project: &Project, view: &TaskView, all: &Findings, lang: Lang) -
         }
     }
     TaskReview {
-        task: function.qualname.clone(),
+        task: view.qualname().to_string(),
         framework: view.task.framework.as_str(),
         file: file.display.clone(),
         line: line(function.name_range),

@@ -3413,6 +3413,16 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             (first, _) => first,
         };
+        // `super(Mailer, self)`: the class the look-up starts after, by name.
+        let first_str = match (first_str, &*call.func, args.as_slice()) {
+            (None, Expr::Name(name), [class, _]) if name.id.as_str() == "super" => class
+                .path
+                .as_ref()
+                .filter(|path| path.segs().iter().all(|s| s.call == Call::No))
+                .and_then(QPath::last_name)
+                .map(crate::path::Sym::new),
+            (first, ..) => first,
+        };
         let called = match first_str {
             Some(s) => Call::Str(s),
             None => Call::Any,

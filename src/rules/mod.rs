@@ -121,6 +121,9 @@ pub struct TaskView<'a> {
     /// The method a task class runs (`class SendReceipt(Task): def run(self, ...)`, a Dramatiq
     /// `GenericActor`'s `perform`): the task is named by its class.
     class_based: bool,
+    /// The task's qualified name: the function's, or for a task class that inherits its
+    /// method from a base, the class's with the method's name.
+    qualname: std::borrow::Cow<'a, str>,
 }
 
 impl<'a> TaskView<'a> {
@@ -163,12 +166,19 @@ impl<'a> TaskView<'a> {
                 .catalog
                 .framework(task.framework)
                 .is_some_and(|spec| spec.task_class_method == function.name());
+        let qualname = match project.class_of(task.id) {
+            Some(class) if class_based && task.id.ctx != 0 => {
+                std::borrow::Cow::Owned(format!("{}.{}", class.qualname, function.name()))
+            }
+            _ => std::borrow::Cow::Borrowed(function.qualname.as_str()),
+        };
         Some(TaskView {
             id: task.id,
             task,
             function,
             effects,
             class_based,
+            qualname,
         })
     }
 
@@ -179,14 +189,14 @@ impl<'a> TaskView<'a> {
     }
 
     pub fn qualname(&self) -> &str {
-        &self.function.qualname
+        &self.qualname
     }
 
     /// The task's name as messages show it: the function's, or for a class-based task (its
     /// `run` method) the class's.
     pub fn name(&self) -> &str {
         if self.class_based {
-            let mut parts = self.function.qualname.rsplit('.');
+            let mut parts = self.qualname.rsplit('.');
             if let (Some(_), Some(class)) = (parts.next(), parts.next()) {
                 return class;
             }
@@ -448,7 +458,7 @@ pub fn check_all(checker: &mut Checker) {
             for diagnostic in &mut checker.diagnostics {
                 diagnostic
                     .task
-                    .get_or_insert_with(|| view.function.qualname.clone());
+                    .get_or_insert_with(|| view.qualname().to_string());
                 diagnostic.complete = Some(complete);
             }
             checker.diagnostics

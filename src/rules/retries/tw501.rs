@@ -280,7 +280,7 @@ fn report(checker: &mut Checker, task: &TaskView, call: &CallSite, method: &str,
 fn is_named(task: &TaskView, name: &str) -> bool {
     match task.task.options.get("name") {
         Some(given) => given.as_str() == Some(name),
-        None => name == task.function.name() || name == task.function.qualname,
+        None => name == task.function.name() || name == task.qualname(),
     }
 }
 
