@@ -3,6 +3,7 @@
 //! what it reaches, computed once over the call graph.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -24,6 +25,9 @@ use crate::settings::CelerySettings;
 
 /// Shards of the canonical memo.
 const MEMO_SHARDS: usize = 64;
+/// How deep [`Project::mro`] follows bases: deeper only in code whose bases lead back to a
+/// class.
+const MAX_MRO_DEPTH: u32 = 16;
 
 thread_local! {
     /// Set when [`Project::returned_path`] stopped at its recursion bound during the current
@@ -307,6 +311,12 @@ pub struct Project<'a> {
     /// starts otherwise names none of them.
     defined_heads: HashSet<Sym>,
     no_reach: bool,
+    /// Memo of [`Project::mro`], cleared with the memo of [`Project::canonical`] (which bases
+    /// are read through).
+    mro_memo: std::sync::RwLock<HashMap<u32, Arc<[u32]>>>,
+    /// Memo of [`Project::method_for`]: whether each inherited method asked about needs a
+    /// variant for the subclass (the key is the variant).
+    variant_memo: std::sync::RwLock<HashMap<FuncId, bool>>,
     /// Memo of [`Project::canonical`]: real code names the same few thousand paths over and
     /// over. Cleared whenever what `canonical` reads changes (inferred types, models).
     canonical_memo: Vec<std::sync::RwLock<HashMap<QPath, QPath>>>,
@@ -397,6 +407,8 @@ impl<'a> Project<'a> {
             roots,
             defined_heads,
             no_reach: std::env::var_os("TWICE_NO_REACH").is_some(),
+            mro_memo: std::sync::RwLock::default(),
+            variant_memo: std::sync::RwLock::default(),
             canonical_memo: (0..MEMO_SHARDS)
                 .map(|_| std::sync::RwLock::default())
                 .collect(),
@@ -769,6 +781,14 @@ impl<'a> Project<'a> {
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .clear();
         }
+        self.mro_memo
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
+        self.variant_memo
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
     }
 
     fn canonical_uncached(&self, path: &QPath) -> QPath {
@@ -1474,42 +1494,76 @@ impl<'a> Project<'a> {
 
     /// The project classes an instance of `class` looks its members up in, in Python's
     /// method resolution order (C3); depth first where the bases admit no such order.
+    /// Computed once per class: the orders of a class's bases make its own.
     fn mro(&self, class: &str) -> Vec<&'a Class> {
-        self.linearize(class, 0)
-            .unwrap_or_else(|| self.ancestors(class))
+        self.mro_at(class, 0)
+            .iter()
+            .filter_map(|&number| self.class_by_number(number))
+            .collect()
     }
 
-    fn linearize(&self, class: &str, depth: u32) -> Option<Vec<&'a Class>> {
-        if depth > 8 {
-            return None;
+    /// [`Project::mro`] by class number.
+    fn mro_at(&self, class: &str, depth: u32) -> Arc<[u32]> {
+        let Some(((file, index), this)) = self.class_at(class) else {
+            return Arc::from(Vec::new());
+        };
+        let key = self.class_number(file, index);
+        if let Some(known) = self
+            .mro_memo
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&key)
+        {
+            return known.clone();
         }
-        let (_, this) = self.class(class)?;
-        let bases: Vec<&'a Class> = this
+        // Bases that lead back to the class (only broken code has them) are cut short.
+        if depth > MAX_MRO_DEPTH {
+            return Arc::from(vec![key]);
+        }
+        let order: Arc<[u32]> = match self.linearize(key, this, depth) {
+            Some(order) => order.into(),
+            None => self
+                .ancestors(class)
+                .iter()
+                .filter_map(|c| {
+                    let ((file, index), _) = self.class_at(&c.qualname)?;
+                    Some(self.class_number(file, index))
+                })
+                .collect(),
+        };
+        self.mro_memo
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key, order.clone());
+        order
+    }
+
+    fn linearize(&self, number: u32, this: &Class, depth: u32) -> Option<Vec<u32>> {
+        let bases: Vec<(u32, &str)> = this
             .bases
             .iter()
-            .filter_map(|base| self.class(&self.canonical(base).dotted()))
-            .map(|(_, base)| base)
+            .filter_map(|base| self.class_at(&self.canonical(base).dotted()))
+            .map(|((file, index), base)| (self.class_number(file, index), base.qualname.as_str()))
             .collect();
-        let mut lists = bases
+        let mut lists: Vec<Vec<u32>> = bases
             .iter()
-            .map(|base| self.linearize(&base.qualname, depth + 1))
-            .collect::<Option<Vec<_>>>()?;
-        lists.push(bases);
-        let mut order = vec![this];
+            .map(|(_, base)| self.mro_at(base, depth + 1).to_vec())
+            .collect();
+        lists.push(bases.iter().map(|&(n, _)| n).collect());
+        let mut order = vec![number];
         loop {
             lists.retain(|list| !list.is_empty());
             if lists.is_empty() {
                 return Some(order);
             }
             // The first head that is in no list's tail.
-            let head = lists.iter().map(|list| list[0]).find(|head| {
-                !lists
-                    .iter()
-                    .any(|list| list[1..].iter().any(|c| std::ptr::eq(*c, *head)))
-            })?;
+            let head = lists
+                .iter()
+                .map(|list| list[0])
+                .find(|head| !lists.iter().any(|list| list[1..].contains(head)))?;
             order.push(head);
             for list in &mut lists {
-                if std::ptr::eq(list[0], head) {
+                if list[0] == head {
                     list.remove(0);
                 }
             }
@@ -1524,13 +1578,25 @@ impl<'a> Project<'a> {
         let Some(((file, index), _)) = self.class_at(runtime) else {
             return found;
         };
-        if !self.dispatches_differently(found, owner, runtime, 0) {
-            return found;
-        }
-        FuncId {
+        let variant = FuncId {
             ctx: self.class_number(file, index).saturating_add(1),
             ..found
-        }
+        };
+        let known = self
+            .variant_memo
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&variant)
+            .copied();
+        let differs = known.unwrap_or_else(|| {
+            let differs = self.dispatches_differently(found, owner, runtime, 0);
+            self.variant_memo
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(variant, differs);
+            differs
+        });
+        if differs { variant } else { found }
     }
 
     /// Whether `self.<name>` in `method` (defined in `owner`) may mean something else for an
@@ -1549,9 +1615,9 @@ impl<'a> Project<'a> {
         let Some(function) = self.function(method) else {
             return false;
         };
-        let inherited = self.ancestors(&owner.qualname);
+        let inherited = self.mro(&owner.qualname);
         let own: Vec<&'a Class> = self
-            .ancestors(runtime)
+            .mro(runtime)
             .into_iter()
             .filter(|class| !inherited.iter().any(|c| std::ptr::eq(*c, *class)))
             .collect();
@@ -1737,6 +1803,7 @@ impl<'a> Project<'a> {
             .collect();
         timer.lap("    wrappers");
         let wrappers: HashMap<String, Framework> = found.into_iter().flatten().collect();
+        let inherits_run = self.names_deriving_task_classes();
         let declared: Vec<Vec<Task>> = self
             .files
             .par_iter()
@@ -1818,9 +1885,18 @@ impl<'a> Project<'a> {
                         })
                     };
                     let runs = |spec: &FrameworkSpec| {
-                        own_run(spec).or_else(|| match class.bases.is_empty() {
-                            true => None,
-                            false => inherited_run(spec),
+                        own_run(spec).or_else(|| {
+                            class
+                                .bases
+                                .iter()
+                                .any(|base| match &inherits_run {
+                                    Some(names) => {
+                                        base.last_name().is_some_and(|n| names.contains(n))
+                                    }
+                                    None => true,
+                                })
+                                .then(|| inherited_run(spec))
+                                .flatten()
                         })
                     };
                     if !catalog.frameworks.iter().any(|spec| runs(spec).is_some()) {
@@ -1980,6 +2056,38 @@ impl<'a> Project<'a> {
     /// The time limit an enqueue gives a function it hands over, in seconds: its options' or
     /// its queue's, else the framework's default; `i64::MAX` without a bound; `None` when only
     /// run time knows it.
+    /// The names of the project classes that may derive from a framework's task class (`Task`,
+    /// `GenericActor`), by the last names of their bases: only a class naming one of them as
+    /// a base can inherit a task class's method (`run`, `perform`) from the project, and few do.
+    /// `None` when that cannot be told by name (a pattern in the user's catalog).
+    fn names_deriving_task_classes(&self) -> Option<HashSet<&'a str>> {
+        let classes = || {
+            self.files
+                .iter()
+                .filter_map(|file| file.facts.as_ref())
+                .flat_map(|facts| facts.classes.iter())
+        };
+        let mut names: HashSet<&'a str> = self.catalog.task_class_names()?.collect();
+        for _ in 0..8 {
+            let before = names.len();
+            let deriving: Vec<&'a str> = classes()
+                .filter(|class| {
+                    !names.contains(class.name.as_str())
+                        && class
+                            .bases
+                            .iter()
+                            .any(|base| base.last_name().is_some_and(|n| names.contains(n)))
+                })
+                .map(|class| class.name.as_str())
+                .collect();
+            names.extend(deriving);
+            if names.len() == before {
+                break;
+            }
+        }
+        Some(names)
+    }
+
     fn handed_limit(&self, task: &Task) -> Option<i64> {
         let spec = self.catalog.framework(task.framework)?;
         let mut longest = None;

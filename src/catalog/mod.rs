@@ -2143,6 +2143,11 @@ impl Catalog {
     }
 
     /// The last names of the enqueue functions, when all are literal (see [`PatternSet::last_names`]).
+    /// The last names of the frameworks' task classes, when all are literal.
+    pub fn task_class_names(&self) -> Option<impl Iterator<Item = &str>> {
+        self.task_classes.last_names()
+    }
+
     pub fn enqueue_function_names(&self) -> Option<impl Iterator<Item = &str>> {
         self.enqueue_functions.last_names()
     }
