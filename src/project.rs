@@ -2555,12 +2555,24 @@ impl<'a> Project<'a> {
             });
             return Some(CallClass::Enqueue { deferred_to_commit });
         }
+        // `chain(sigs).apply_async()`: each task of the canvas is sent through its own
+        // `apply_async` (the chain's first now, the others by the worker after it).
+        let enqueue_method = || {
+            self.catalog
+                .frameworks()
+                .any(|spec| spec.unresolved_enqueue_methods.iter().any(|m| m == method))
+        };
+        if receiver_path.is_call()
+            && self.catalog.enqueues_when_called(&receiver_path)
+            && enqueue_method()
+        {
+            return Some(CallClass::Enqueue {
+                deferred_to_commit: self.canvas_defers_to_commit(call, caller),
+            });
+        }
         // `delay`, `apply_async`, `kiq` on a task the project does not define still enqueue;
         // not a project method of that name (`flight.delay(minutes)` on a model).
-        if self
-            .catalog
-            .frameworks()
-            .any(|spec| spec.unresolved_enqueue_methods.iter().any(|m| m == method))
+        if enqueue_method()
             && !self.is_task_path(canonical, caller)
             && self.resolve_function(canonical, Some(caller)).is_none()
         {
@@ -2569,6 +2581,48 @@ impl<'a> Project<'a> {
             });
         }
         None
+    }
+
+    /// Whether every task a canvas sent by `call` (`chain(...).apply_async()`) names is one
+    /// whose base enqueues through the commit: its signatures, given as arguments or in a list.
+    fn canvas_defers_to_commit(&self, call: &CallSite, caller: FuncId) -> bool {
+        let Some(function) = self.function(caller) else {
+            return false;
+        };
+        function.peek(|body| {
+            let Some(canvas) = body.events.iter().find_map(|event| match &event.kind {
+                EventKind::Call(canvas)
+                    if canvas.range.start() == call.range.start()
+                        && canvas.range.end() < call.range.end() =>
+                {
+                    Some(canvas)
+                }
+                _ => None,
+            }) else {
+                return false;
+            };
+            let signatures: Vec<&Value> = canvas
+                .args()
+                .iter()
+                .flat_map(|arg| match &arg.lit {
+                    Lit::Seq(items) => items.iter().collect(),
+                    _ => vec![arg],
+                })
+                .collect();
+            !signatures.is_empty()
+                && signatures.iter().all(|signature| {
+                    signature
+                        .path
+                        .as_ref()
+                        .and_then(|path| {
+                            let first_call = path.segs().iter().position(|s| s.call != Call::No)?;
+                            let task = QPath(path.segs()[..first_call].to_vec());
+                            let id = self.resolve_function(&self.canonical(&task), Some(caller))?;
+                            self.task(id)
+                        })
+                        .is_some_and(|task| self.base_defers_to_commit(task))
+                })
+        })
     }
 
     /// Whether the task's `base=` class enqueues through the commit: its `apply_async` (which

@@ -2801,7 +2801,16 @@ impl<'e, 'c> Walker<'e, 'c> {
                 // entries, each with its `MessageDeduplicationId`).
                 let body = self.comprehension(generators, block);
                 let mut item = self.expr(elt, body);
-                item.path = None;
+                // A task's signature keeps its path (`[task.si(i) for i in ids]`, a canvas's
+                // steps): it names the task.
+                let catalog = self.ex.catalog;
+                if !item.path.as_ref().is_some_and(|path| {
+                    path.segs().iter().any(|seg| {
+                        seg.call != Call::No && catalog.is_signature_method(seg.name.as_str())
+                    })
+                }) {
+                    item.path = None;
+                }
                 Value {
                     taint: item.taint.clone(),
                     lit: Lit::Seq(vec![item]),

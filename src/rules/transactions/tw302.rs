@@ -13,7 +13,9 @@ declare_rule! {
     /// Procrastinate's `.defer()`, Django tasks' `.enqueue()`, django-q's `async_task`. A
     /// project method of an enqueue method's name (`flight.delay(minutes)` on a model) is not
     /// an enqueue; neither is an enqueue that waits for the commit itself (`delay_on_commit`,
-    /// a task of djhuey's `@on_commit_task`).
+    /// a task of djhuey's `@on_commit_task`, a task whose `base=` class's `apply_async` hands
+    /// the message to `transaction.on_commit`, or a `chain(...)`/`group(...)` whose signatures
+    /// all name such tasks).
     ///
     /// ## Why it matters on a second run
     /// The message reaches the broker before the commit. A worker can pick it up at once and
