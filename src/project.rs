@@ -16,7 +16,7 @@ use crate::catalog::{
 };
 use crate::facts::{
     BlockKind, CallSite, Class, Decorator, EventKind, Exit, Function, FunctionBody, GuardTest, Lit,
-    ModuleFacts, Taint, Value,
+    ModuleFacts, ParamDefault, ParamKind, Taint, Value,
 };
 use crate::models::Models;
 use crate::parse::SourceFile;
@@ -272,6 +272,8 @@ pub struct Summary {
     pub complete: bool,
     /// The first enqueue it reaches outside a commit callback: the enqueue call itself.
     pub enqueue: Option<Hop>,
+    /// The event of this function that leads to [`Summary::enqueue`].
+    pub enqueue_next: u32,
 }
 
 pub struct Project<'a> {
@@ -3266,8 +3268,9 @@ impl<'a> Project<'a> {
             match self.call_class(id, i) {
                 Some(CallClass::Enqueue {
                     deferred_to_commit: false,
-                }) => {
-                    summary.enqueue.get_or_insert(here);
+                }) if summary.enqueue.is_none() => {
+                    summary.enqueue = Some(here);
+                    summary.enqueue_next = here.event;
                 }
                 Some(CallClass::Effect(_)) => summary.effects.push(Reached {
                     origin: here,
@@ -3285,14 +3288,20 @@ impl<'a> Project<'a> {
                     };
                     summary.writes_state |= callee_summary.writes_state;
                     summary.complete &= callee_summary.complete;
-                    if summary.enqueue.is_none() {
+                    if summary.enqueue.is_none()
+                        && !self.skips_branch(*callee, callee_summary.enqueue_next, call)
+                    {
                         summary.enqueue = callee_summary.enqueue;
+                        summary.enqueue_next = here.event;
                     }
                     let guarded_here = guarded_at(i);
                     let looped = repeated_by_loop(i, event.block);
                     for reached in &callee_summary.effects {
                         if summary.effects.len() >= MAX_REACHED {
                             break;
+                        }
+                        if self.skips_branch(*callee, reached.next.event, call) {
+                            continue;
                         }
                         summary.effects.push(Reached {
                             origin: reached.origin,
@@ -3361,6 +3370,25 @@ impl<'a> Project<'a> {
         summary.returns_nondet.truncate(4);
         summary.returns_meta.truncate(4);
         summary
+    }
+
+    /// Whether `call` of `callee` leaves the callee's `event` unrun: it sits in an `if flag:`
+    /// on a parameter that the call omits (its default `False`, `None` or 0) or passes
+    /// `False` or `None` (`save()` reaching `if should_reindex: self.index()`).
+    pub fn skips_branch(&self, callee: FuncId, event: u32, call: &CallSite) -> bool {
+        let Some(function) = self.function(callee) else {
+            return false;
+        };
+        let Some(event) = function.events().get(event as usize) else {
+            return false;
+        };
+        function.block_kinds(event.block).any(|kind| match kind {
+            BlockKind::Branch {
+                on_param: Some(name),
+                ..
+            } => falsy_argument(function, call, name.as_str()),
+            _ => false,
+        })
     }
 
     /// A function's name within its module: `send_receipt`, `Gateway.charge`.
@@ -3523,9 +3551,15 @@ impl<'a> Project<'a> {
             Some(CallClass::Project(callee)) => self
                 .summary(*callee)
                 .map(|summary| {
+                    let call = self.call_at(id, here.event);
                     summary
                         .effects
                         .iter()
+                        .filter(|reached| {
+                            call.is_none_or(|call| {
+                                !self.skips_branch(*callee, reached.next.event, call)
+                            })
+                        })
                         .map(|reached| Reached {
                             origin: reached.origin,
                             next: here,
@@ -3746,6 +3780,46 @@ fn defined_heads(files: &[SourceFile]) -> HashSet<Sym> {
         }
     }
     heads
+}
+
+/// Whether `call` gives the parameter `name` of `function` a false value: `False` or `None`
+/// written, or nothing, where the default is `False`, `None` or 0. Not when the facts cannot
+/// tell (`*args`, arguments the catalog's filter dropped).
+fn falsy_argument(function: &Function, call: &CallSite, name: &str) -> bool {
+    let Some(index) = function.params.iter().position(|p| p.name() == name) else {
+        return false;
+    };
+    let param = &function.params[index];
+    let falsy = |value: &Value| value.is_none() || matches!(value.lit, Lit::Bool(false));
+    if let Some(given) = call.keyword(name) {
+        return falsy(given);
+    }
+    if param.kind == ParamKind::Positional {
+        // A method's first parameter is its instance, not an argument.
+        let skip = usize::from(
+            function.class().is_some()
+                && function
+                    .params
+                    .first()
+                    .is_some_and(|p| matches!(p.name(), "self" | "cls")),
+        );
+        let Some(position) = index.checked_sub(skip) else {
+            return false;
+        };
+        if let Some(given) = call.args().get(position) {
+            return falsy(given);
+        }
+        if call.dropped.positional() > position {
+            return false;
+        }
+    }
+    if call.star_args || call.star_kwargs || call.dropped.keywords() {
+        return false;
+    }
+    matches!(
+        param.default,
+        ParamDefault::None | ParamDefault::False | ParamDefault::Int(0)
+    )
 }
 
 fn is_dynamic_call(call: &CallSite) -> bool {

@@ -541,6 +541,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 default: match param.default.as_deref() {
                     None => ParamDefault::Required,
                     Some(Expr::NoneLiteral(_)) => ParamDefault::None,
+                    Some(Expr::BooleanLiteral(literal)) if !literal.value => ParamDefault::False,
                     Some(Expr::NumberLiteral(ast::ExprNumberLiteral {
                         value: ast::Number::Int(int),
                         ..
@@ -898,6 +899,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                             index: u32::try_from(index).unwrap_or(u32::MAX),
                             leaves: leaves(&case.body),
                             exhaustive,
+                            on_param: None,
                         },
                     );
                     self.suite(&case.body, branch, pending);
@@ -959,6 +961,13 @@ impl<'e, 'c> Walker<'e, 'c> {
             .elif_else_clauses
             .last()
             .is_some_and(|clause| clause.test.is_none());
+        // `if notify:` on a parameter as the function received it.
+        let on_param = match &*stmt_if.test {
+            Expr::Name(name) if test.flags & Value::PARAM != 0 => {
+                test.name.filter(|held| held.as_str() == name.id.as_str())
+            }
+            _ => None,
+        };
         let branch = self.push_block(
             block,
             BlockKind::Branch {
@@ -966,6 +975,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 index: 0,
                 leaves: leaves(&stmt_if.body),
                 exhaustive,
+                on_param,
             },
         );
         // `if not x.sent: send(...)`: the body runs only while the work is not done, as if the
@@ -999,6 +1009,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     index,
                     leaves: leaves(&clause.body),
                     exhaustive,
+                    on_param: None,
                 },
             );
             if let Some(test) = &clause.test {
@@ -3105,6 +3116,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                         index: u32::try_from(index).unwrap_or(u32::MAX),
                         leaves: false,
                         exhaustive: true,
+                        on_param: None,
                     },
                 );
                 result = self.call_of(call, branch, Some(handler));

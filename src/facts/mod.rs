@@ -511,6 +511,8 @@ pub enum ParamDefault {
     Required,
     /// `= None`.
     None,
+    /// `= False`.
+    False,
     /// An integer literal (`timeout=30`): the expiry a lock helper uses when not given one.
     Int(i32),
     Other,
@@ -927,6 +929,9 @@ pub enum BlockKind {
         leaves: bool,
         /// The `if` has an `else`: one of its branches runs.
         exhaustive: bool,
+        /// `if notify:` on a parameter, as received: the branch runs only when the caller
+        /// passes it a true value ([`crate::project::Project::skips_branch`]).
+        on_param: Option<Sym>,
     },
     Loop,
     Try,

@@ -68,12 +68,16 @@ pub fn check_project(checker: &mut Checker) {
                 Some(CallClass::Enqueue {
                     deferred_to_commit: false,
                 }) => None,
-                Some(CallClass::Project(callee)) => {
-                    match project.summary(*callee).and_then(|s| s.enqueue) {
-                        Some(enqueue) => Some(enqueue),
-                        None => continue,
+                Some(CallClass::Project(callee)) => match project.summary(*callee) {
+                    // Not one the call leaves unrun (`save()` where `if reindex:` enqueues).
+                    Some(summary) if !project.skips_branch(*callee, summary.enqueue_next, call) => {
+                        match summary.enqueue {
+                            Some(enqueue) => Some(enqueue),
+                            None => continue,
+                        }
                     }
-                }
+                    _ => continue,
+                },
                 _ => continue,
             };
             let what = match via {
