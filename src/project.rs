@@ -1632,16 +1632,17 @@ impl<'a> Project<'a> {
             body.events
                 .iter()
                 .filter_map(|event| match &event.kind {
-                    EventKind::Call(call) => call.path.as_ref(),
+                    EventKind::Call(call) => Some(&**call),
                     _ => None,
                 })
-                .filter_map(|path| match path.segs() {
+                .filter_map(|call| match call.path.as_ref()?.segs() {
                     [this, member, ..] if this.name == "self" => Some(member.name),
                     [head, _, ..] if head.name == "super" && head.call != Call::No => {
                         calls_super = true;
                         None
                     }
-                    _ => None,
+                    // `self.gateway.pay()`, read as what this class assigns `self.gateway`.
+                    _ => self_member(call),
                 })
                 .collect()
         });
@@ -1660,6 +1661,35 @@ impl<'a> Project<'a> {
                             && self.dispatches_differently(next, next_owner, runtime, depth + 1)
                     })
             })
+    }
+
+    /// In an inherited method run for a subclass ([`FuncId::ctx`]), `self.gateway.pay()` where
+    /// the facts read `self.gateway` as what the base assigns it, and a class of the subclass's
+    /// own (outside the base's order) assigns it too: the call on the subclass's member.
+    fn runtime_member_path(&self, call: &CallSite, caller: FuncId) -> Option<QPath> {
+        if caller.ctx == 0 {
+            return None;
+        }
+        let member = self_member(call)?;
+        let runtime = self.class_of(caller)?;
+        let written = self.written_class_of(caller)?;
+        let inherited = self.mro(&written.qualname);
+        let replaced = self
+            .mro(&runtime.qualname)
+            .into_iter()
+            .filter(|class| !inherited.iter().any(|c| std::ptr::eq(*c, *class)))
+            .any(|class| {
+                class.attrs.contains_key(member.as_str())
+                    || self.assigns_member(class, member.as_str())
+            });
+        if !replaced {
+            return None;
+        }
+        let method = *call.path.as_ref()?.0.last()?;
+        let mut path = QPath::from_dotted(&runtime.qualname).instance();
+        path.0.push(crate::path::Seg::name(member.as_str()));
+        path.0.push(method);
+        Some(path)
     }
 
     /// The project classes of `class`'s bases, itself first, depth first.
@@ -2465,7 +2495,10 @@ impl<'a> Project<'a> {
         let Some(path) = &call.path else {
             return CallClass::Other;
         };
-        let with_self = self.with_self(path, caller);
+        let with_self = match self.runtime_member_path(call, caller) {
+            Some(path) => path,
+            None => self.with_self(path, caller),
+        };
         let canonical = self.canonical(&with_self);
         if let Some(enqueue) = self.enqueue(call, &canonical, caller) {
             return enqueue;
@@ -3780,6 +3813,17 @@ fn defined_heads(files: &[SourceFile]) -> HashSet<Sym> {
         }
     }
     heads
+}
+
+/// `self.gateway.pay()` resolved by the facts through what the class assigns `self.gateway`:
+/// the member's name.
+fn self_member(call: &CallSite) -> Option<Sym> {
+    let receiver = call.receiver.filter(|r| r.as_str() != "self")?;
+    let path = call.path.as_ref()?;
+    (call.receiver_var.is_some_and(|v| v.as_str() == "self")
+        && path.0.first().is_some_and(|head| head.name != "self")
+        && path.0.len() >= 2)
+        .then_some(receiver)
 }
 
 /// Whether `call` gives the parameter `name` of `function` a false value: `False` or `None`
