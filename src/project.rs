@@ -319,6 +319,9 @@ pub struct Project<'a> {
     /// Memo of [`Project::method_for`]: whether each inherited method asked about needs a
     /// variant for the subclass (the key is the variant).
     variant_memo: std::sync::RwLock<HashMap<FuncId, bool>>,
+    /// Memo of [`Project::implementation`]: by interface class number and method name, the
+    /// implementation and the number of the class it is in.
+    implementation_memo: std::sync::RwLock<ImplementationMemo>,
     /// Memo of [`Project::canonical`]: real code names the same few thousand paths over and
     /// over. Cleared whenever what `canonical` reads changes (inferred types, models).
     canonical_memo: Vec<std::sync::RwLock<HashMap<QPath, QPath>>>,
@@ -411,6 +414,7 @@ impl<'a> Project<'a> {
             no_reach: std::env::var_os("TWICE_NO_REACH").is_some(),
             mro_memo: std::sync::RwLock::default(),
             variant_memo: std::sync::RwLock::default(),
+            implementation_memo: std::sync::RwLock::default(),
             canonical_memo: (0..MEMO_SHARDS)
                 .map(|_| std::sync::RwLock::default())
                 .collect(),
@@ -788,6 +792,10 @@ impl<'a> Project<'a> {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clear();
         self.variant_memo
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
+        self.implementation_memo
             .get_mut()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clear();
@@ -1448,7 +1456,124 @@ impl<'a> Project<'a> {
     /// names something the subclass defines differently ([`Project::dispatches_differently`]).
     fn find_method(&self, class: &str, name: &str, depth: u32) -> Option<FuncId> {
         let (found, owner) = self.find_method_def(class, name, depth)?;
+        // A port's stub: the one class of the project implementing it.
+        if let Some((implementation, implementer)) = self.implementation(found, owner, name) {
+            return Some(self.method_for(implementation, implementer, &implementer.qualname));
+        }
         Some(self.method_for(found, owner, class))
+    }
+
+    /// For a stub method (no call in its body: `...`, `pass`, `raise NotImplementedError`) of
+    /// an interface (a class on a catalog `interface-bases` base, or a method with an
+    /// `abstract-decorators` decorator), the one project class that implements it: a subclass
+    /// defining the method, or, for a `Protocol`, any class defining every method the protocol
+    /// names. None when no class or several do.
+    fn implementation(
+        &self,
+        found: FuncId,
+        owner: &'a Class,
+        name: &str,
+    ) -> Option<(FuncId, &'a Class)> {
+        let function = self.function(found)?;
+        let catalog = self.catalog;
+        let named_interface = owner.bases.iter().any(|base| {
+            base.last_name()
+                .is_some_and(|n| catalog.may_be_interface(n))
+        });
+        let named_abstract = function.decorators.iter().any(|d| {
+            d.path
+                .as_ref()
+                .and_then(QPath::last_name)
+                .is_some_and(|n| catalog.may_be_interface(n))
+        });
+        if !(named_interface || named_abstract) || !function.peek(|body| body.events.is_empty()) {
+            return None;
+        }
+        let interface = owner
+            .bases
+            .iter()
+            .any(|base| catalog.is_interface_base(&self.canonical(base)));
+        let abstract_method = function.decorators.iter().any(|d| {
+            d.path
+                .as_ref()
+                .is_some_and(|path| catalog.is_abstract_decorator(&self.canonical(path)))
+        });
+        if !(interface || abstract_method) {
+            return None;
+        }
+        let key = self.class_number_of(owner)?;
+        if let Some(&known) = self
+            .implementation_memo
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&(key, Sym::new(name)))
+        {
+            return known.and_then(|(id, class)| Some((id, self.class_by_number(class)?)));
+        }
+        let found = self.find_implementation(owner, name);
+        self.implementation_memo
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(
+                (key, Sym::new(name)),
+                found.and_then(|(id, class)| Some((id, self.class_number_of(class)?))),
+            );
+        found
+    }
+
+    fn find_implementation(&self, owner: &'a Class, name: &str) -> Option<(FuncId, &'a Class)> {
+        // What a protocol asks for: every method it names.
+        let asked: Vec<&str> = owner
+            .methods
+            .iter()
+            .map(|(method, _)| method.as_str())
+            .filter(|method| !method.starts_with("__"))
+            .collect();
+        let mut found: Option<(FuncId, &'a Class)> = None;
+        for (file, facts) in self
+            .files
+            .iter()
+            .enumerate()
+            .filter_map(|(i, file)| Some((u32::try_from(i).ok()?, file.facts.as_ref()?)))
+        {
+            for class in &facts.classes {
+                let Some(&index) = class.methods.get(name) else {
+                    continue;
+                };
+                if std::ptr::eq(class, owner) {
+                    continue;
+                }
+                let order = self.mro(&class.qualname);
+                let derives = order.iter().any(|c| std::ptr::eq(*c, owner));
+                let structural = !derives
+                    && asked
+                        .iter()
+                        .all(|method| order.iter().any(|c| c.methods.contains_key(method)));
+                if !(derives || structural) {
+                    continue;
+                }
+                let id = FuncId::new(file, index);
+                // A stub again (another interface), or a second implementation: no answer.
+                if self
+                    .function(id)
+                    .is_none_or(|f| f.peek(|body| body.events.is_empty()))
+                {
+                    continue;
+                }
+                match found {
+                    None => found = Some((id, class)),
+                    Some((other, _)) if other != id => return None,
+                    Some(_) => {}
+                }
+            }
+        }
+        found
+    }
+
+    /// The project-wide number of a project class.
+    fn class_number_of(&self, class: &Class) -> Option<u32> {
+        let ((file, index), _) = self.class_at(&class.qualname)?;
+        Some(self.class_number(file, index))
     }
 
     /// The method as written, and the class that defines it.
@@ -3764,6 +3889,8 @@ fn names_reaching<'a, 't>(
 type FunctionTable<'a> = HashMap<&'a str, FuncId>;
 /// Classes by qualified name, with their file and their index there.
 type ClassTable<'a> = HashMap<&'a str, (u32, usize)>;
+/// By interface class number and method name: the implementation, and its class's number.
+type ImplementationMemo = HashMap<(u32, Sym), Option<(FuncId, u32)>>;
 
 /// Top-level functions and classes by qualified name, with their file and their index there.
 fn name_tables(files: &[SourceFile]) -> (FunctionTable<'_>, ClassTable<'_>) {

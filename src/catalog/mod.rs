@@ -723,6 +723,8 @@ struct Guards {
 struct Vocabulary {
     enqueue_on_commit: Vec<String>,
     property_decorators: Vec<String>,
+    interface_bases: Vec<String>,
+    abstract_decorators: Vec<String>,
     name_keywords: Vec<String>,
     logging_methods: Vec<String>,
     kind_words: HashMap<EffectKind, Vec<String>>,
@@ -1971,6 +1973,23 @@ impl Catalog {
     /// `@cached_property`).
     pub fn is_property_decorator(&self, path: &QPath) -> bool {
         self.vocabulary.property_decorators.contains(&path.dotted())
+    }
+
+    /// Whether a base (its canonical path) makes a class an interface (`typing.Protocol`,
+    /// `abc.ABC`).
+    pub fn is_interface_base(&self, path: &QPath) -> bool {
+        self.vocabulary.interface_bases.contains(&path.dotted())
+    }
+
+    /// Whether a decorator (its canonical path) makes a method abstract.
+    pub fn is_abstract_decorator(&self, path: &QPath) -> bool {
+        self.vocabulary.abstract_decorators.contains(&path.dotted())
+    }
+
+    /// The last names of the interface bases and abstract decorators: a cheap test first.
+    pub fn may_be_interface(&self, last: &str) -> bool {
+        let named = |paths: &[String]| paths.iter().any(|p| p.rsplit('.').next() == Some(last));
+        named(&self.vocabulary.interface_bases) || named(&self.vocabulary.abstract_decorators)
     }
 
     pub fn is_logging(&self, method: &str) -> bool {
