@@ -3092,6 +3092,18 @@ impl<'a> Project<'a> {
         }
         let mut ids: Vec<FuncId> = reached.into_iter().collect();
         ids.sort_unstable();
+        // An inherited method run for a subclass opens its transaction too: the calls inside
+        // it are the subclass's (`with atomic(): self.apply()` in a base).
+        let variants: Vec<FuncId> = ids
+            .iter()
+            .copied()
+            .filter(|id| id.ctx != 0)
+            .filter(|&id| self.function(id).is_some_and(|f| self.has_transaction(f)))
+            .collect();
+        if !variants.is_empty() {
+            self.transaction_functions.extend(variants);
+            self.transaction_functions.sort_unstable();
+        }
         let mut done: HashMap<FuncId, Summary> =
             HashMap::with_capacity_and_hasher(ids.len(), Default::default());
         // Most functions call no project function: their summaries depend on nothing else and
