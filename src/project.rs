@@ -1751,7 +1751,8 @@ impl<'a> Project<'a> {
         if own.is_empty() {
             return false;
         }
-        // `super().notify()` goes on along the runtime class's order, past `owner`.
+        // `super().notify()` goes on along the runtime class's order, past `owner`; `cls(...)`
+        // makes the runtime class.
         let mut calls_super = false;
         let self_names: Vec<Sym> = function.peek(|body| {
             body.events
@@ -1763,6 +1764,11 @@ impl<'a> Project<'a> {
                 .filter_map(|call| match call.path.as_ref()?.segs() {
                     [this, member, ..] if this.name == "self" => Some(member.name),
                     [head, _, ..] if head.name == "super" && head.call != Call::No => {
+                        calls_super = true;
+                        None
+                    }
+                    // `cls(...)` in a class method: an instance of the class it is called on.
+                    [this] if this.name == "self" && this.call != Call::No => {
                         calls_super = true;
                         None
                     }
