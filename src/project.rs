@@ -1652,10 +1652,7 @@ impl<'a> Project<'a> {
             None => self
                 .ancestors(class)
                 .iter()
-                .filter_map(|c| {
-                    let ((file, index), _) = self.class_at(&c.qualname)?;
-                    Some(self.class_number(file, index))
-                })
+                .filter_map(|c| self.class_number_of(c))
                 .collect(),
         };
         self.mro_memo
@@ -3971,17 +3968,26 @@ fn self_member(call: &CallSite) -> Option<Sym> {
         .then_some(receiver)
 }
 
-/// Whether `call` gives the parameter `name` of `function` a false value: `False` or `None`
-/// written, or nothing, where the default is `False`, `None` or 0. Not when the facts cannot
-/// tell (`*args`, arguments the catalog's filter dropped).
-fn falsy_argument(function: &Function, call: &CallSite, name: &str) -> bool {
+/// What a call gives for a parameter of the callee.
+pub enum Argument<'c> {
+    Given(&'c Value),
+    /// Not passed: the parameter keeps its default.
+    Omitted(ParamDefault),
+    /// The value is not a parameter as the callee received it (a literal, a value derived or
+    /// assigned in the callee).
+    NotAParameter,
+    /// The call may pass it in a way the facts do not show (`*args`, dropped arguments).
+    Unknown,
+}
+
+/// What `call` of `function` gives for its parameter `name`.
+pub fn argument<'c>(function: &Function, call: &'c CallSite, name: &str) -> Argument<'c> {
     let Some(index) = function.params.iter().position(|p| p.name() == name) else {
-        return false;
+        return Argument::NotAParameter;
     };
     let param = &function.params[index];
-    let falsy = |value: &Value| value.is_none() || matches!(value.lit, Lit::Bool(false));
     if let Some(given) = call.keyword(name) {
-        return falsy(given);
+        return Argument::Given(given);
     }
     if param.kind == ParamKind::Positional {
         // A method's first parameter is its instance, not an argument.
@@ -3993,22 +3999,33 @@ fn falsy_argument(function: &Function, call: &CallSite, name: &str) -> bool {
                     .is_some_and(|p| matches!(p.name(), "self" | "cls")),
         );
         let Some(position) = index.checked_sub(skip) else {
-            return false;
+            return Argument::Unknown;
         };
         if let Some(given) = call.args().get(position) {
-            return falsy(given);
+            return Argument::Given(given);
         }
         if call.dropped.positional() > position {
-            return false;
+            return Argument::Unknown;
         }
     }
     if call.star_args || call.star_kwargs || call.dropped.keywords() {
-        return false;
+        return Argument::Unknown;
     }
-    matches!(
-        param.default,
-        ParamDefault::None | ParamDefault::False | ParamDefault::Int(0)
-    )
+    Argument::Omitted(param.default)
+}
+
+/// Whether `call` gives the parameter `name` of `function` a false value: `False` or `None`
+/// written, or nothing, where the default is `False`, `None` or 0. Not when the facts cannot
+/// tell (`*args`, arguments the catalog's filter dropped).
+fn falsy_argument(function: &Function, call: &CallSite, name: &str) -> bool {
+    match argument(function, call, name) {
+        Argument::Given(value) => value.is_none() || matches!(value.lit, Lit::Bool(false)),
+        Argument::Omitted(default) => matches!(
+            default,
+            ParamDefault::None | ParamDefault::False | ParamDefault::Int(0)
+        ),
+        Argument::NotAParameter | Argument::Unknown => false,
+    }
 }
 
 fn is_dynamic_call(call: &CallSite) -> bool {

@@ -289,17 +289,7 @@ enum Carried<'p> {
     Holder(&'p Value, Holder),
 }
 
-/// What a call gives for the parameter a value in the callee was read from.
-pub(crate) enum Argument<'p> {
-    Given(&'p Value),
-    /// Not passed: the parameter keeps its default.
-    Omitted(ParamDefault),
-    /// The value is not a parameter as the callee received it (a literal, a value derived or
-    /// assigned in the callee).
-    NotAParameter,
-    /// The call may pass it in a way the facts do not show (`*args`, dropped arguments).
-    Unknown,
-}
+pub(crate) use crate::project::Argument;
 
 pub(crate) fn argument_for<'p>(
     project: &Project<'p>,
@@ -313,39 +303,14 @@ pub(crate) fn argument_for<'p>(
     let Some(function) = project.function(callee) else {
         return Argument::Unknown;
     };
-    let Some(index) = function.params.iter().position(|p| p.name() == &*name) else {
-        return Argument::NotAParameter;
-    };
-    let param = &function.params[index];
     let Some(call) = project.call_at(caller.func, caller.event) else {
-        return Argument::Unknown;
-    };
-    if let Some(argument) = call.keyword(&name) {
-        return Argument::Given(argument);
-    }
-    if param.kind == ParamKind::Positional {
-        // A method's first parameter is its instance, not an argument.
-        let skip = usize::from(
-            function.class().is_some()
-                && function
-                    .params
-                    .first()
-                    .is_some_and(|p| matches!(p.name(), "self" | "cls")),
-        );
-        let Some(position) = index.checked_sub(skip) else {
-            return Argument::Unknown;
+        return if function.params.iter().any(|p| p.name() == &*name) {
+            Argument::Unknown
+        } else {
+            Argument::NotAParameter
         };
-        if let Some(argument) = call.args().get(position) {
-            return Argument::Given(argument);
-        }
-        if call.dropped.positional() > position {
-            return Argument::Unknown;
-        }
-    }
-    if call.star_args || call.star_kwargs || call.dropped.keywords() {
-        return Argument::Unknown;
-    }
-    Argument::Omitted(param.default)
+    };
+    crate::project::argument(function, call, &name)
 }
 
 /// Collects diagnostics for the rules that are enabled.
