@@ -1360,7 +1360,15 @@ impl<'e, 'c> Walker<'e, 'c> {
         for stmt in suite {
             match stmt {
                 Stmt::Assign(assign) => {
-                    let value = self.expr(&assign.value, 0);
+                    let mut value = self.expr(&assign.value, 0);
+                    // `self.client = httpx.Client(headers={"Idempotency-Key": k})`: the key
+                    // headers go with the client, as for a local's.
+                    if let Some(headers) = self.client_headers_of(&assign.value) {
+                        value.call = Some(Box::new(CallArgs {
+                            args: Vec::new(),
+                            keywords: vec![(Sym::new(HEADERS_KEYWORD), headers)],
+                        }));
+                    }
                     for target in &assign.targets {
                         match target {
                             Expr::Attribute(attr) if matches!(&*attr.value, Expr::Name(n) if n.id.as_str() == self_name) =>
@@ -1380,8 +1388,72 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
                 Stmt::Try(stmt_try) => self.collect_self_attrs(&stmt_try.body, self_name, found),
                 Stmt::With(with) => self.collect_self_attrs(&with.body, self_name, found),
+                // `self.session.headers.update({"Idempotency-Key": k})` after the client is made.
+                Stmt::Expr(expr) => self.self_client_headers(&expr.value, self_name, found),
                 _ => {}
             }
+        }
+    }
+
+    /// `self.<client>.headers.update({...})`: the key headers join what `found` holds for the
+    /// client.
+    fn self_client_headers(&mut self, expr: &Expr, self_name: &str, found: &mut [(String, Value)]) {
+        let Expr::Call(call) = expr else { return };
+        let Expr::Attribute(method) = &*call.func else {
+            return;
+        };
+        let (Expr::Attribute(headers), "update", [entries @ Expr::Dict(_)]) = (
+            &*method.value,
+            method.attr.as_str(),
+            &call.arguments.args[..],
+        ) else {
+            return;
+        };
+        let Expr::Attribute(client) = &*headers.value else {
+            return;
+        };
+        if headers.attr.as_str() != HEADERS_KEYWORD
+            || !matches!(&*client.value, Expr::Name(n) if n.id.as_str() == self_name)
+        {
+            return;
+        }
+        let entries = self.pure(entries).dict().unwrap_or_default().to_vec();
+        let catalog = self.ex.catalog;
+        let Some((_, value)) = found
+            .iter_mut()
+            .rev()
+            .find(|(name, _)| name == client.attr.as_str())
+        else {
+            return;
+        };
+        let keyword = Sym::new(HEADERS_KEYWORD);
+        let args = value.call.get_or_insert_with(Box::default);
+        match args.keywords.iter_mut().find(|(k, _)| *k == keyword) {
+            Some((
+                _,
+                Value {
+                    lit: Lit::Dict(items),
+                    ..
+                },
+            )) => {
+                for (key, item) in entries {
+                    put_entry(items, key, item);
+                }
+            }
+            Some(_) => {}
+            None if entries
+                .iter()
+                .any(|(k, _)| k.is_some_and(|k| catalog.is_key_header(&k))) =>
+            {
+                args.keywords.push((
+                    keyword,
+                    Value {
+                        lit: Lit::Dict(entries),
+                        ..Value::default()
+                    },
+                ));
+            }
+            None => {}
         }
     }
 
@@ -3281,15 +3353,33 @@ impl<'e, 'c> Walker<'e, 'c> {
             spreads = None;
         }
         // `client.post(...)` on a client made with key headers: they go with the request,
-        // under the headers the call gives (which win).
-        if !self.client_headers.is_empty()
-            && let Expr::Attribute(attr) = &*call.func
-            && let Expr::Name(receiver) = &*attr.value
-            && let Some((_, defaults)) = self
-                .client_headers
+        // under the headers the call gives (which win). `self.client.post(...)` too, for the
+        // client a method of the class made so.
+        let self_client = match &*call.func {
+            Expr::Attribute(attr) => match &*attr.value {
+                Expr::Attribute(member) => self
+                    .self_attr(member)
+                    .and_then(|value| value.call.as_deref()?.keyword(HEADERS_KEYWORD))
+                    .cloned(),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(defaults) = self_client.as_ref().or_else(|| {
+            if self.client_headers.is_empty() {
+                return None;
+            }
+            let Expr::Attribute(attr) = &*call.func else {
+                return None;
+            };
+            let Expr::Name(receiver) = &*attr.value else {
+                return None;
+            };
+            self.client_headers
                 .iter()
                 .find(|(var, _)| *var == Sym::new(receiver.id.as_str()))
-        {
+                .map(|(_, headers)| headers)
+        }) {
             let headers = Sym::new(HEADERS_KEYWORD);
             match keywords.iter_mut().find(|(k, _)| *k == headers) {
                 None if !star_kwargs => keywords.push((headers, defaults.clone())),

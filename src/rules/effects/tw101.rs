@@ -18,8 +18,9 @@ declare_rule! {
     /// by a project helper (`headers=auth_headers(token)`, a dict with no key header). A client
     /// or session made with default headers sends them with each request
     /// (`httpx.Client(headers={"Idempotency-Key": k})`, `session.headers.update({...})`), in
-    /// the function or in a project helper that returns it (`session = keyed_session(key)`),
-    /// and a request object sends what `req.add_header(...)` gave it. A wrapper
+    /// the function, in a project helper that returns it (`session = keyed_session(key)`) or
+    /// in a method of the class holding it (`self.client = httpx.Client(headers=...)` in
+    /// `__init__`), and a request object sends what `req.add_header(...)` gave it. A wrapper
     /// that spreads its `**kwargs` into the call (`def charge(**kwargs): return
     /// stripe.PaymentIntent.create(**kwargs)`) passes on what its caller gives: the key is read
     /// at the task's call to the wrapper, as a keyword or inside the `headers=` or `options=`
