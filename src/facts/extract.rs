@@ -1427,33 +1427,17 @@ impl<'e, 'c> Walker<'e, 'c> {
             return;
         };
         let keyword = Sym::new(HEADERS_KEYWORD);
-        let args = value.call.get_or_insert_with(Box::default);
-        match args.keywords.iter_mut().find(|(k, _)| *k == keyword) {
-            Some((
-                _,
-                Value {
-                    lit: Lit::Dict(items),
-                    ..
-                },
-            )) => {
-                for (key, item) in entries {
-                    put_entry(items, key, item);
-                }
-            }
-            Some(_) => {}
-            None if entries
-                .iter()
-                .any(|(k, _)| k.is_some_and(|k| catalog.is_key_header(&k))) =>
-            {
-                args.keywords.push((
-                    keyword,
-                    Value {
-                        lit: Lit::Dict(entries),
-                        ..Value::default()
-                    },
-                ));
-            }
-            None => {}
+        let held = value
+            .call
+            .as_deref_mut()
+            .and_then(|args| args.keywords.iter_mut().find(|(k, _)| *k == keyword))
+            .map(|(_, headers)| headers);
+        if let Some(headers) = join_client_headers(held, entries, catalog) {
+            value
+                .call
+                .get_or_insert_with(Box::default)
+                .keywords
+                .push((keyword, headers));
         }
     }
 
@@ -1712,33 +1696,14 @@ impl<'e, 'c> Walker<'e, 'c> {
     /// Adds entries to the default headers of the client in `local`, kept while one of them
     /// is a key header.
     fn add_client_headers(&mut self, local: &str, entries: Vec<DictItem>) {
-        let catalog = self.ex.catalog;
         let sym = Sym::new(local);
-        match self.client_headers.iter_mut().find(|(var, _)| *var == sym) {
-            Some((
-                _,
-                Value {
-                    lit: Lit::Dict(items),
-                    ..
-                },
-            )) => {
-                for (key, value) in entries {
-                    put_entry(items, key, value);
-                }
-            }
-            Some(_) => {}
-            None => {
-                let carries_key = entries
-                    .iter()
-                    .any(|(k, _)| k.is_some_and(|k| catalog.is_key_header(&k)));
-                if carries_key {
-                    let headers = Value {
-                        lit: Lit::Dict(entries),
-                        ..Value::default()
-                    };
-                    self.client_headers.push((sym, headers));
-                }
-            }
+        let held = self
+            .client_headers
+            .iter_mut()
+            .find(|(var, _)| *var == sym)
+            .map(|(_, headers)| headers);
+        if let Some(headers) = join_client_headers(held, entries, self.ex.catalog) {
+            self.client_headers.push((sym, headers));
         }
     }
 
@@ -4066,6 +4031,34 @@ fn self_parameter(def: &ast::StmtFunctionDef) -> Option<&str> {
         .chain(&parameters.kwonlyargs)
         .next()
         .map(|param| param.parameter.name.as_str())
+}
+
+/// Adds `entries` to a client's default headers: into those `held`, or, when it holds none,
+/// as new ones if a key header is among them (returned, for the caller to keep).
+fn join_client_headers(
+    held: Option<&mut Value>,
+    entries: Vec<DictItem>,
+    catalog: &Catalog,
+) -> Option<Value> {
+    match held {
+        Some(Value {
+            lit: Lit::Dict(items),
+            ..
+        }) => {
+            for (key, value) in entries {
+                put_entry(items, key, value);
+            }
+            None
+        }
+        Some(_) => None,
+        None => entries
+            .iter()
+            .any(|(k, _)| k.is_some_and(|k| catalog.is_key_header(&k)))
+            .then(|| Value {
+                lit: Lit::Dict(entries),
+                ..Value::default()
+            }),
+    }
 }
 
 /// Whether a method body assigns `self.x` where [`Walker::collect_self_attrs`] looks (the body
