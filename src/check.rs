@@ -8,7 +8,7 @@ use ruff_text_size::TextRange;
 
 use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
-use crate::discover::{discover, module_name, module_names, path_module_name};
+use crate::discover::{discover, module_name, module_names, path_module_name, project_scopes};
 use crate::i18n::{Lang, tr};
 use crate::parse::{SourceFile, load, parse_text};
 use crate::project::Project;
@@ -178,10 +178,17 @@ fn check_in_pool<R>(
                 .find_map(|root| path_module_name(&file.path, root))
         })
         .collect();
+    let scopes = project_scopes(&files, |file| &file.path, &roots, &discovered.project_dirs);
     // No more trees are built: the arena's kept pages go back before the project is built.
     crate::arena::trim();
     timer.lap("path names");
-    let project = Project::new(&files, &settings.catalog, settings.heuristics, &path_names);
+    let project = Project::new(
+        &files,
+        &settings.catalog,
+        settings.heuristics,
+        &path_names,
+        &scopes,
+    );
     timer.lap("project");
     let enabled = |code: &str| settings.is_enabled(code);
     let lang = settings.lang;

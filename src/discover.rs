@@ -28,9 +28,21 @@ const SKIPPED_DIRS: &[&str] = &[
     "__pypackages__",
 ];
 
+/// Files that make their folder a project of its own: its settings are its own
+/// ([`project_scopes`]).
+pub const PROJECT_MARKERS: &[&str] = &[
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements.txt",
+    "manage.py",
+];
+
 #[derive(Debug)]
 pub struct Discovered {
     pub files: Vec<PathBuf>,
+    /// Folders that hold a project's own metadata ([`PROJECT_MARKERS`]), sorted.
+    pub project_dirs: Vec<PathBuf>,
     /// Paths that do not exist or cannot be walked: (path, reason).
     pub errors: Vec<(PathBuf, String)>,
 }
@@ -39,6 +51,7 @@ pub struct Discovered {
 pub fn discover(paths: &[PathBuf], exclude: &GlobSet, root: &Path) -> Discovered {
     let mut files = Vec::new();
     let mut errors = Vec::new();
+    let mut project_dirs = Vec::new();
     for path in paths {
         if !path.exists() && path.symlink_metadata().is_err() {
             errors.push((path.clone(), "no such file or directory".to_string()));
@@ -66,7 +79,7 @@ pub fn discover(paths: &[PathBuf], exclude: &GlobSet, root: &Path) -> Discovered
             .build_parallel();
         // Walked in parallel (directories are independent); the results are sorted below, so
         // the order the threads find files in does not matter.
-        let found = std::sync::Mutex::new((Vec::new(), Vec::new()));
+        let found = std::sync::Mutex::new((Vec::new(), Vec::new(), Vec::new()));
         walker.run(|| {
             let found = &found;
             Box::new(move |entry| {
@@ -77,6 +90,12 @@ pub fn discover(paths: &[PathBuf], exclude: &GlobSet, root: &Path) -> Discovered
                     Ok(entry) => {
                         let is_file = entry.file_type().is_some_and(|t| t.is_file());
                         let p = entry.path();
+                        if is_file
+                            && PROJECT_MARKERS.iter().any(|m| entry.file_name() == *m)
+                            && let Some(dir) = p.parent()
+                        {
+                            found.2.push(dir.to_path_buf());
+                        }
                         if is_file
                             && p.extension().is_some_and(|e| e == "py")
                             && !is_excluded(p, exclude, root)
@@ -92,13 +111,16 @@ pub fn discover(paths: &[PathBuf], exclude: &GlobSet, root: &Path) -> Discovered
                 ignore::WalkState::Continue
             })
         });
-        let (found_files, found_errors) = found
+        let (found_files, found_errors, found_dirs) = found
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         files.extend(found_files);
         errors.extend(found_errors);
+        project_dirs.extend(found_dirs);
     }
     errors.sort();
+    project_dirs.sort();
+    project_dirs.dedup();
     // Sorted on all cores: paths compare component by component, and on Django the sort took a
     // fifth of the walk's instructions, on one core after the walk's threads had finished.
     files.par_sort();
@@ -117,7 +139,79 @@ pub fn discover(paths: &[PathBuf], exclude: &GlobSet, root: &Path) -> Discovered
             seen.insert(key)
         });
     }
-    Discovered { files, errors }
+    Discovered {
+        files,
+        errors,
+        project_dirs,
+    }
+}
+
+/// Which project each file belongs to, for settings ([`project_scopes`]).
+#[derive(Debug, Default)]
+pub struct Scopes {
+    /// Per file: 0 for a file in no project folder below the checked root it is under, else
+    /// 1 + the index in the project folders of the innermost one holding it.
+    pub of_file: Vec<u32>,
+    /// Per project (0 first): the project whose folder holds its folder, if any. A checked
+    /// root with metadata of its own holds the projects below it as project 0.
+    pub parent: Vec<Option<u32>>,
+}
+
+/// Groups the files by project folder. Several projects checked together (`twice check
+/// services/`) each read their own Celery settings. The checked root's own metadata makes no
+/// project of its own (files outside any folder below it are project 0 either way), so a
+/// repository checked from its root groups files as its parent folder would.
+pub fn project_scopes<T: Sync>(
+    files: &[T],
+    path: impl Fn(&T) -> &Path + Sync,
+    roots: &[PathBuf],
+    project_dirs: &[PathBuf],
+) -> Scopes {
+    use rayon::prelude::*;
+    if project_dirs.is_empty() {
+        return Scopes {
+            of_file: vec![0; files.len()],
+            parent: vec![None],
+        };
+    }
+    let id = |dir: &Path| {
+        project_dirs
+            .binary_search_by(|probe| probe.as_path().cmp(dir))
+            .ok()
+            .and_then(|index| u32::try_from(index + 1).ok())
+    };
+    // The innermost project folder holding `start` (itself included), below the root.
+    let innermost = |start: &Path| -> Option<Option<u32>> {
+        let root = roots.iter().find(|root| start.starts_with(root))?;
+        Some(
+            start
+                .ancestors()
+                .take_while(|dir| *dir != root.as_path())
+                .find_map(id),
+        )
+    };
+    let of_file = files
+        .par_iter()
+        .map(|file| {
+            let dir = path(file).parent().unwrap_or(Path::new(""));
+            innermost(dir).flatten().unwrap_or(0)
+        })
+        .collect();
+    let root_is_project = |dir: &Path| {
+        roots
+            .iter()
+            .any(|root| dir.starts_with(root) && id(root).is_some())
+    };
+    let parent = std::iter::once(None)
+        .chain(project_dirs.iter().map(|dir| {
+            let above = dir.parent()?;
+            match innermost(above)? {
+                Some(parent) => Some(parent),
+                None => root_is_project(dir).then_some(0),
+            }
+        }))
+        .collect();
+    Scopes { of_file, parent }
 }
 
 /// Whether `dir` holds a virtualenv (`pyvenv.cfg`). The path is built at its size: this runs
@@ -253,6 +347,37 @@ mod tests {
             packages.iter().any(|p| Path::new(p) == dir)
         })
         .0
+    }
+
+    #[test]
+    fn files_belong_to_the_innermost_project_folder_below_the_root() {
+        let files: Vec<PathBuf> = [
+            "/srv/billing/billing/tasks.py",
+            "/srv/billing/plugins/pay/pay/tasks.py",
+            "/srv/reports/reports/tasks.py",
+            "/srv/scripts/run.py",
+            "/other/x.py",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        let mut dirs: Vec<PathBuf> = ["/srv/billing", "/srv/billing/plugins/pay", "/srv/reports"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        dirs.sort();
+        let roots = [PathBuf::from("/srv")];
+        let scopes = project_scopes(&files, PathBuf::as_path, &roots, &dirs);
+        // A subproject inside a project folder is a project of its own, held by it; a file in
+        // none is in 0.
+        assert_eq!(scopes.of_file, vec![1, 2, 3, 0, 0]);
+        assert_eq!(scopes.parent, vec![None, None, Some(1), None]);
+        // The checked root's own metadata makes no project, but holds the ones below it.
+        dirs.push(PathBuf::from("/srv"));
+        dirs.sort();
+        let scopes = project_scopes(&files[..3], PathBuf::as_path, &roots, &dirs);
+        assert_eq!(scopes.of_file, vec![2, 3, 4]);
+        assert_eq!(scopes.parent, vec![None, None, Some(0), Some(2), Some(0)]);
     }
 
     #[test]

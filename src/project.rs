@@ -14,6 +14,7 @@ use crate::catalog::{
     Catalog, EffectKind, Framework, FrameworkSpec, HEADERS_KEYWORD, KeySpec, MethodSpec,
     OPTIONS_KEYWORD, Sink, TimeLimitSpec,
 };
+use crate::discover::Scopes;
 use crate::facts::{
     BlockKind, CallSite, Class, Decorator, EventKind, Exit, Function, FunctionBody, GuardTest, Lit,
     ModuleFacts, ParamDefault, ParamKind, Taint, Value,
@@ -302,7 +303,14 @@ pub struct Project<'a> {
     /// app class ([`Project::may_name_enqueue_or_app`]); `None` when that cannot be told.
     enqueue_or_app_names: Option<HashSet<Sym>>,
     pub models: Models,
-    pub settings: CelerySettings,
+    /// Per project folder ([`crate::discover::project_scopes`]; 0 for files in none), the
+    /// Celery settings it sets.
+    settings: Vec<CelerySettings>,
+    /// Per project folder, the one whose settings its tasks run with: its own, or, when it
+    /// sets none, those of the project whose modules it imports most.
+    settings_used: Vec<u32>,
+    /// Per file, its project folder, and which folder holds each ([`Scopes`]).
+    scopes: &'a Scopes,
     /// Module variables whose type only run time knows, typed by the API called on them
     /// (`app.config_from_object(...)` makes `app` a Celery app).
     inferred_types: HashMap<String, QPath>,
@@ -337,6 +345,7 @@ impl<'a> Project<'a> {
         catalog: &'a Catalog,
         heuristics: bool,
         path_names: &'a [Option<String>],
+        scopes: &'a Scopes,
     ) -> Project<'a> {
         let mut timer = crate::check::Timer::new();
         let mut modules = HashMap::default();
@@ -407,7 +416,9 @@ impl<'a> Project<'a> {
             transaction_functions: Vec::new(),
             enqueue_or_app_names,
             models: Models::default(),
-            settings: CelerySettings::default(),
+            settings: Vec::new(),
+            settings_used: Vec::new(),
+            scopes,
             inferred_types: HashMap::default(),
             roots,
             defined_heads,
@@ -424,7 +435,7 @@ impl<'a> Project<'a> {
         project.inferred_types = project.infer_types();
         project.forget_canonical();
         // Before the tasks: an app's `task_cls` is the base of its tasks.
-        project.settings = CelerySettings::build(&project);
+        (project.settings, project.settings_used) = CelerySettings::build_scoped(&project);
         timer.lap("  settings");
         project.find_tasks();
         timer.lap("  tasks");
@@ -434,6 +445,63 @@ impl<'a> Project<'a> {
         project.summarize();
         timer.lap("  summaries");
         project
+    }
+
+    /// The project folder of `file` ([`crate::discover::project_scopes`]).
+    pub fn scope_of(&self, file: u32) -> u32 {
+        self.scopes.of_file.get(file as usize).copied().unwrap_or(0)
+    }
+
+    /// The project folder that holds the folder of `scope`, if any.
+    pub fn scope_parent(&self, scope: u32) -> Option<u32> {
+        self.scopes.parent.get(scope as usize).copied().flatten()
+    }
+
+    /// The number of project folders (at least 1).
+    pub fn scope_count(&self) -> u32 {
+        let files = self
+            .scopes
+            .of_file
+            .iter()
+            .copied()
+            .max()
+            .map_or(1, |max| max + 1);
+        files.max(u32::try_from(self.scopes.parent.len()).unwrap_or(u32::MAX))
+    }
+
+    /// The project folder whose settings the tasks of `file` run with.
+    pub fn settings_scope_of(&self, file: u32) -> u32 {
+        let scope = self.scope_of(file);
+        self.settings_used
+            .get(scope as usize)
+            .copied()
+            .unwrap_or(scope)
+    }
+
+    /// The Celery settings the tasks of `file` run with.
+    pub fn settings_of(&self, file: u32) -> &CelerySettings {
+        self.settings_of_scope(self.scope_of(file))
+    }
+
+    /// The Celery settings the tasks of a project folder run with.
+    pub fn settings_of_scope(&self, scope: u32) -> &CelerySettings {
+        static NONE: std::sync::LazyLock<CelerySettings> =
+            std::sync::LazyLock::new(CelerySettings::default);
+        let used = self
+            .settings_used
+            .get(scope as usize)
+            .copied()
+            .unwrap_or(scope);
+        self.settings.get(used as usize).unwrap_or(&NONE)
+    }
+
+    /// The project folders that set Celery settings of their own, with them.
+    pub fn own_settings(&self) -> impl Iterator<Item = (u32, &CelerySettings)> {
+        self.settings
+            .iter()
+            .enumerate()
+            .filter(|(scope, _)| self.settings_used.get(*scope) == Some(&(*scope as u32)))
+            .map(|(scope, settings)| (scope as u32, settings))
     }
 
     pub fn facts(&self, file: u32) -> Option<&'a ModuleFacts> {
@@ -524,6 +592,19 @@ impl<'a> Project<'a> {
 
     pub fn module_of(&self, name: &str) -> Option<u32> {
         self.modules.get(name).copied()
+    }
+
+    /// The project file an import's target is in: the module itself, or the module of a name
+    /// it holds (`shop.celery.app`), or of a name in that (`shop.models.Order.objects`).
+    pub fn module_file_of(&self, target: &str) -> Option<u32> {
+        let mut name = target;
+        for _ in 0..3 {
+            if let Some(file) = self.module_of(name) {
+                return Some(file);
+            }
+            name = name.rsplit_once('.')?.0;
+        }
+        None
     }
 
     /// The source text of a range without white space, for messages (at most 80 characters).
@@ -2537,7 +2618,7 @@ impl<'a> Project<'a> {
         let named = keywords.clone().find(|(name, _)| *name == BASE);
         if named.is_none()
             && framework == Framework::Celery
-            && let Some(base) = self.app_task_class()
+            && let Some(base) = self.app_task_class(file)
         {
             self.inherit_options(&base, &mut options, 0);
             let value = Value {
@@ -2564,8 +2645,8 @@ impl<'a> Project<'a> {
 
     /// The project class a Celery app makes the base of its tasks (`Celery(...,
     /// task_cls=BaseTask)`, or `task_cls="proj.tasks:BaseTask"`).
-    fn app_task_class(&self) -> Option<QPath> {
-        let value = self.settings.task_cls.as_ref()?.value.as_ref()?;
+    fn app_task_class(&self, file: u32) -> Option<QPath> {
+        let value = self.settings_of(file).task_cls.as_ref()?.value.as_ref()?;
         let path = match (&value.path, value.as_str()) {
             (Some(path), _) if !path.is_call() => self.canonical(path).into_owned(),
             (_, Some(name)) => self
@@ -4574,7 +4655,8 @@ mod tests {
             &catalog,
         );
         let names = vec![None; files.len()];
-        let project = Project::new(&files, &catalog, true, &names);
+        let scopes = Scopes::default();
+        let project = Project::new(&files, &catalog, true, &names, &scopes);
         let may = |dotted: &str| project.may_name_enqueue_or_app(&QPath::from_dotted(dotted));
         assert!(may("django_q.tasks.async_task"));
         assert!(may("shop.queue.later"));
@@ -4601,7 +4683,8 @@ mod tests {
             &catalog,
         );
         let names = vec![None; files.len()];
-        let project = Project::new(&files, &catalog, true, &names);
+        let scopes = Scopes::default();
+        let project = Project::new(&files, &catalog, true, &names, &scopes);
         let mut heads: Vec<&str> = project.defined_heads.iter().map(|h| h.as_str()).collect();
         heads.sort_unstable();
         assert_eq!(heads, ["crm", "shop", "top"]);
@@ -4618,7 +4701,8 @@ mod tests {
             &catalog,
         );
         let names = vec![None; files.len()];
-        let project = Project::new(&files, &catalog, true, &names);
+        let scopes = Scopes::default();
+        let project = Project::new(&files, &catalog, true, &names, &scopes);
         assert!(project.tasks.is_empty());
         // No task and no transaction: nothing was summarised up front.
         assert!(project.summaries.is_empty());

@@ -257,7 +257,7 @@ fn delivery(project: &Project, view: &TaskView, lang: Lang) -> Delivery {
             .get(name)
             .map(|v| project.constant(v).and_then(|c| c.as_bool()))
     };
-    let settings = &project.settings;
+    let settings = project.settings_of(view.id.file);
     let global = |setting: &Option<crate::settings::Setting>| {
         setting.as_ref().map(crate::settings::Setting::as_bool)
     };

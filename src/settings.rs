@@ -53,6 +53,9 @@ pub struct CelerySettings {
     /// Time limits set for every task of a framework by a call rather than by settings
     /// (Dramatiq's `TimeLimit(time_limit=...)` middleware), in file order.
     pub global_time_limits: Vec<GlobalTimeLimit>,
+    /// The files that set them or make the app that loads them, sorted: a project that sets
+    /// none runs with these when it imports one of them.
+    files: Vec<u32>,
 }
 
 /// A call that bounds every task of `framework`: the catalog's entry
@@ -83,7 +86,76 @@ impl CelerySettings {
     fn set(&mut self, name: &str, value: Option<Value>, file: u32, range: TextRange) {
         if let Some(slot) = self.slot(name) {
             *slot = Some(Setting { value, file, range });
+            self.files.push(file);
         }
+    }
+
+    /// Whether nothing is set.
+    fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.global_time_limits.is_empty()
+    }
+
+    /// The settings of each project folder ([`Project::scope_of`]), and per folder the one
+    /// whose settings its tasks run with: its own; when it sets none, those of the folder whose
+    /// settings or app modules it imports most (a worker package next to the project that
+    /// holds the app); else those of the nearest project holding its folder. Projects checked
+    /// side by side do not share settings otherwise: one's time limit says nothing about
+    /// another's tasks.
+    pub fn build_scoped(project: &Project) -> (Vec<CelerySettings>, Vec<u32>) {
+        let count = project.scope_count() as usize;
+        let mut members: Vec<Vec<u32>> = vec![Vec::new(); count];
+        for file in 0..project.files.len() {
+            let file = u32::try_from(file).unwrap_or(u32::MAX);
+            if let Some(list) = members.get_mut(project.scope_of(file) as usize) {
+                list.push(file);
+            }
+        }
+        let settings: Vec<CelerySettings> = members
+            .par_iter()
+            .map(|files| CelerySettings::build(project, files))
+            .collect();
+        let used = (0..count)
+            .map(|scope| {
+                let own = u32::try_from(scope).unwrap_or(u32::MAX);
+                if !settings[scope].is_empty() {
+                    return own;
+                }
+                let mut votes: rustc_hash::FxHashMap<u32, usize> = Default::default();
+                for &file in &members[scope] {
+                    let Some(facts) = project.facts(file) else {
+                        continue;
+                    };
+                    for target in facts.imports.values() {
+                        let Some(imported) = project.module_file_of(target) else {
+                            continue;
+                        };
+                        let other = project.scope_of(imported);
+                        if other != own
+                            && let Some(theirs) = settings.get(other as usize)
+                            && theirs.files.binary_search(&imported).is_ok()
+                        {
+                            *votes.entry(other).or_default() += 1;
+                        }
+                    }
+                }
+                let imported = votes
+                    .into_iter()
+                    .max_by_key(|&(other, count)| (count, std::cmp::Reverse(other)))
+                    .map(|(other, _)| other);
+                // Else the project that holds it (a plugin inside the app's repository).
+                let mut holder = project.scope_parent(own);
+                for _ in 0..count {
+                    match holder {
+                        Some(parent) if settings[parent as usize].is_empty() => {
+                            holder = project.scope_parent(parent);
+                        }
+                        _ => break,
+                    }
+                }
+                imported.or(holder).unwrap_or(own)
+            })
+            .collect();
+        (settings, used)
     }
 
     /// `app.conf.<name>[key] = value`: one entry of a dict setting. Celery's dict settings
@@ -150,31 +222,31 @@ impl CelerySettings {
         }
     }
 
-    pub fn build(project: &Project) -> CelerySettings {
+    /// The settings `files` set (a project folder's).
+    fn build(project: &Project, files: &[u32]) -> CelerySettings {
         let mut settings = CelerySettings::default();
-        let sources = Sources::find(project);
+        let sources = Sources::find(project, files);
         // `self.x = ...` sets the Celery app's `conf` only if `self` can stand for something
         // else: bodies that assign only `self`'s attributes are skipped undecoded.
         let self_resolves = project.may_resolve_head(Sym::new("self"));
         let limit_calls = LimitCalls::of(project);
         // What each file's calls set, found in parallel and applied in file order below.
-        let from_calls: Vec<(Vec<Assigned>, Vec<GlobalTimeLimit>)> = project
-            .files
+        let from_calls: Vec<(Vec<Assigned>, Vec<GlobalTimeLimit>)> = files
             .par_iter()
-            .enumerate()
-            .map(|(fi, file)| {
-                let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
-                file.facts
-                    .as_ref()
+            .map(|&file_id| {
+                project
+                    .facts(file_id)
                     .map(|facts| read_calls(project, facts, file_id, self_resolves, &limit_calls))
                     .unwrap_or_default()
             })
             .collect();
         let mut global_time_limits = Vec::new();
-        for ((fi, file), (assigned, limits)) in project.files.iter().enumerate().zip(from_calls) {
+        for (&file_id, (assigned, limits)) in files.iter().zip(from_calls) {
             global_time_limits.extend(limits);
-            let Some(facts) = &file.facts else { continue };
-            let file_id = u32::try_from(fi).unwrap_or(u32::MAX);
+            let Some(facts) = project.facts(file_id) else {
+                continue;
+            };
+            let fi = file_id as usize;
             let last = facts.module.rsplit('.').next().unwrap_or_default();
             // Django settings count when the app loads them, or when nothing says what it
             // loads (its `config_from_object` may be outside the checked files).
@@ -218,6 +290,9 @@ impl CelerySettings {
                 }
             }
         }
+        settings
+            .files
+            .extend(global_time_limits.iter().map(|limit| limit.setting.file));
         settings.global_time_limits = global_time_limits;
         for class in &sources.classes {
             if let Some((file, class)) = project.class(class) {
@@ -228,6 +303,11 @@ impl CelerySettings {
                 }
             }
         }
+        if !settings.files.is_empty() {
+            settings.files.extend(&sources.files);
+        }
+        settings.files.sort_unstable();
+        settings.files.dedup();
         settings
     }
 
@@ -562,13 +642,17 @@ struct Sources {
     /// No `config_from_object` was found: `CELERY_` is a guess, and Celery 3's names
     /// (`BROKER_URL`) may be what the project uses.
     guessed: bool,
+    /// The files that say where settings come from (the app's module).
+    files: Vec<u32>,
 }
 
 impl Sources {
-    fn find(project: &Project) -> Sources {
+    fn find(project: &Project, files: &[u32]) -> Sources {
         let mut sources = Sources::default();
-        for file in project.files {
-            let Some(facts) = &file.facts else { continue };
+        for &file in files {
+            let Some(facts) = project.facts(file) else {
+                continue;
+            };
             for function in &facts.functions {
                 if !function
                     .calls_named(|name| name == CONFIG_FROM_OBJECT || name == CELERY_APP_CLASS)
@@ -594,6 +678,7 @@ impl Sources {
                     let Some(first) = source else {
                         continue;
                     };
+                    sources.files.push(file);
                     let django = || {
                         let namespace = call
                             .keyword("namespace")

@@ -1,7 +1,10 @@
+use ruff_text_size::TextRange;
+
 use crate::catalog::Framework;
 use crate::facts::Value;
 use crate::i18n::tr;
 use crate::rules::{Checker, TaskView, declare_rule};
+use crate::settings::CelerySettings;
 
 declare_rule! {
     /// ## What it does
@@ -40,7 +43,29 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         return;
     }
     let project = checker.project;
-    let settings = &project.settings;
+    let mut found = Vec::new();
+    // Each project checked together runs its tasks with its own settings.
+    for (scope, settings) in project.own_settings() {
+        let tasks: Vec<&TaskView> = tasks
+            .iter()
+            .filter(|t| project.settings_scope_of(t.id.file) == scope)
+            .collect();
+        check_scope(checker, settings, &tasks, &mut found);
+    }
+    let lang = checker.lang;
+    for (file, range, message) in found {
+        checker.report(&RULE, file, range, message, tr!(lang, "tw601.help"));
+    }
+}
+
+/// The reports for the tasks that run with `settings`.
+fn check_scope(
+    checker: &Checker,
+    settings: &CelerySettings,
+    tasks: &[&TaskView],
+    found: &mut Vec<(u32, TextRange, String)>,
+) {
+    let project = checker.project;
     // `None`: set, but only run time knows the value.
     let global_reject = match &settings.task_reject_on_worker_lost {
         Some(setting) => setting.as_bool(),
@@ -51,9 +76,9 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         None => Some(false),
     };
     let lang = checker.lang;
-    let help = || tr!(lang, "tw601.help");
     let celery_tasks: Vec<&TaskView> = tasks
         .iter()
+        .copied()
         .filter(|t| t.task.framework == Framework::Celery)
         .collect();
     let option = |task: &TaskView, name: &str| {
@@ -62,7 +87,6 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             .get(name)
             .map(|v| project.constant(v).and_then(|c| c.as_bool()))
     };
-    let mut found = Vec::new();
     for task in &celery_tasks {
         let Some(Some(true)) = option(task, "acks_late") else {
             continue;
@@ -97,8 +121,5 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         if exposed {
             found.push((setting.file, setting.range, tr!(lang, "tw601.global")));
         }
-    }
-    for (file, range, message) in found {
-        checker.report(&RULE, file, range, message, help());
     }
 }

@@ -49,37 +49,50 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
     let project = checker.project;
     let lang = checker.lang;
     let celery = &project.catalog.celery_settings;
-    let Some(timeout) = project.settings.visibility_timeout(project) else {
+    // Per project folder, the visibility timeout its tasks run with: projects checked
+    // together each have their own broker.
+    let timeouts: Vec<Option<i64>> = (0..project.scope_count())
+        .map(|scope| project.settings_of_scope(scope).visibility_timeout(project))
+        .collect();
+    if timeouts.iter().all(Option::is_none) {
         return;
-    };
+    }
+    let timeout_of = |file: u32| timeouts[project.scope_of(file) as usize];
     let mut found: Vec<(u32, TextRange, String)> = Vec::new();
-    let settings = &project.settings;
-    for (setting, name) in [
-        (&settings.task_time_limit, "task_time_limit"),
-        (&settings.task_soft_time_limit, "task_soft_time_limit"),
-    ] {
-        if let Some(setting) = setting
-            && let Some(value) = setting.as_int()
-            && value > timeout
-        {
-            found.push((
-                setting.file,
-                setting.range,
-                tr!(
-                    lang,
-                    "tw602.global",
-                    name = name,
-                    value = value,
-                    timeout = timeout
-                ),
-            ));
-            break;
+    for (scope, settings) in project.own_settings() {
+        let Some(timeout) = timeouts[scope as usize] else {
+            continue;
+        };
+        for (setting, name) in [
+            (&settings.task_time_limit, "task_time_limit"),
+            (&settings.task_soft_time_limit, "task_soft_time_limit"),
+        ] {
+            if let Some(setting) = setting
+                && let Some(value) = setting.as_int()
+                && value > timeout
+            {
+                found.push((
+                    setting.file,
+                    setting.range,
+                    tr!(
+                        lang,
+                        "tw602.global",
+                        name = name,
+                        value = value,
+                        timeout = timeout
+                    ),
+                ));
+                break;
+            }
         }
     }
     for task in tasks
         .iter()
         .filter(|t| t.task.framework == Framework::Celery)
     {
+        let Some(timeout) = timeout_of(task.id.file) else {
+            continue;
+        };
         for name in &celery.unacked_options {
             let Some((file, value)) = task.task.options.get_in(name) else {
                 continue;
@@ -132,6 +145,9 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         .framework(Framework::Celery)
         .and_then(|spec| spec.retry_method.as_deref());
     for (id, function) in project.all_functions() {
+        let Some(timeout) = timeout_of(id.file) else {
+            continue;
+        };
         for (index, event) in function.events().iter().enumerate() {
             let EventKind::Call(call) = &event.kind else {
                 continue;
