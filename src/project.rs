@@ -3484,8 +3484,14 @@ impl<'a> Project<'a> {
                 }
             }
         }
+        let working = self.working_guards(id, function, |callee| {
+            self.summary_of(callee, done, visiting);
+            done.get(&callee)
+                .or_else(|| self.summaries.get(&callee))
+                .is_some_and(|s| !s.effects.is_empty())
+        });
         let guarded_at = |i: usize| {
-            dominating_guards(self, function, i).any(|test| match test {
+            dominating_guards(self, function, i, &working).any(|test| match test {
                 GuardTest::Helper { path, negated } => helper_guards.contains(&(path, *negated)),
                 other => is_done_test(other),
             })
@@ -3739,11 +3745,69 @@ impl<'a> Project<'a> {
         }
     }
 
+    /// The guard events of `function` that test a field it never writes and whose own branch
+    /// does work: an effect, called there or reached through a project call (`reaches`). `if
+    /// t.mode == "webhook": return t.send_webhook(n)` dispatches, it does not leave because
+    /// the work is done, so it guards nothing after it.
+    fn working_guards(
+        &self,
+        id: FuncId,
+        function: &Function,
+        mut reaches: impl FnMut(FuncId) -> bool,
+    ) -> Vec<usize> {
+        let events = function.events();
+        let mut working = Vec::new();
+        for (at, event) in events.iter().enumerate() {
+            let EventKind::Guard(guard) = &event.kind else {
+                continue;
+            };
+            let GuardTest::DoneCheck { field: Some(field) } = guard.test else {
+                continue;
+            };
+            // A field the function writes later is its done flag, and the branch's work a
+            // report that the work was done (`mail_admins("queued twice")`).
+            let written = events[at + 1..].iter().any(|later| match &later.kind {
+                EventKind::AttrAssign(assign) => assign.attr == field,
+                EventKind::Call(call) => call.keywords().iter().any(|(name, _)| *name == field),
+                EventKind::Guard(_) => false,
+            });
+            if written {
+                continue;
+            }
+            // The `if` statement's own events come right before its guard.
+            let inside = |earlier: &crate::facts::Event| {
+                let range = match &earlier.kind {
+                    EventKind::Guard(inner) => inner.range,
+                    _ => event_range(earlier).unwrap_or_default(),
+                };
+                guard.range.contains_range(range)
+            };
+            let own = events[..at].iter().enumerate().rev();
+            let works = own.take_while(|(_, e)| inside(e)).any(|(i, earlier)| {
+                if !matches!(earlier.kind, EventKind::Call(_)) {
+                    return false;
+                }
+                match self.call_class(id, i) {
+                    Some(CallClass::Effect(_)) => true,
+                    Some(CallClass::Project(callee)) => reaches(*callee),
+                    _ => false,
+                }
+            });
+            if works {
+                working.push(at);
+            }
+        }
+        working
+    }
+
     pub fn is_guarded(&self, id: FuncId, index: usize) -> bool {
         let Some(function) = self.function(id) else {
             return false;
         };
-        dominating_guards(self, function, index).any(|guard| match guard {
+        let working = self.working_guards(id, function, |callee| {
+            self.summary(callee).is_some_and(|s| !s.effects.is_empty())
+        });
+        dominating_guards(self, function, index, &working).any(|guard| match guard {
             GuardTest::Helper { path, negated } => self
                 .resolve_function(&self.canonical(path), Some(id))
                 .and_then(|callee| self.summary(callee))
@@ -4122,20 +4186,26 @@ fn outermost<'f>(facts: &'f ModuleFacts, mut function: &'f Function) -> &'f Func
 
 /// The guards that dominate the event at `index`: earlier, in a block that contains it.
 /// `opens_transaction` tells which `with` blocks are transactions.
+/// `working` lists the guard events that do the work themselves ([`Project::working_guards`]).
 pub fn dominating_guards<'f>(
     project: &'f Project,
     function: &'f Function,
     index: usize,
+    working: &'f [usize],
 ) -> impl Iterator<Item = &'f GuardTest> + 'f {
     let events = function.events();
     let target = events.get(index);
     let before = events[..index.min(events.len())]
         .iter()
-        .filter_map(move |event| {
+        .enumerate()
+        .filter_map(move |(at, event)| {
             let target = target?;
             let EventKind::Guard(guard) = &event.kind else {
                 return None;
             };
+            if working.contains(&at) {
+                return None;
+            }
             let is_guard = match guard.test {
                 GuardTest::Precondition | GuardTest::StateNot { .. } => false,
                 // A key released when the function ends is a lock: the next run takes it again.

@@ -16,7 +16,9 @@ declare_rule! {
     /// conditional update (`return filter(sent=False).update(sent=True) == 1`). A test of a
     /// field the task never writes is a precondition, not a done-guard: `if x.status !=
     /// "queued": return` or `if ticket.priority > 1: return` guards nothing unless the task
-    /// later writes `status` or `priority` (a state it advances, `sent_count += 1`).
+    /// later writes `status` or `priority` (a state it advances, `sent_count += 1`). Nor is a
+    /// branch that does work of its own on such a field: `if t.mode == "webhook": return
+    /// t.post(body)` dispatches, and the mail after it is unguarded.
     ///
     /// ## Why it matters on a second run
     /// Nothing records that the e-mail or SMS went out and nothing checks it: every redelivery
