@@ -1393,7 +1393,7 @@ impl<'a> Project<'a> {
     }
 
     /// `canonical` without the step through bases (for class bases themselves).
-    fn canonical_plain(&self, path: &QPath) -> QPath {
+    pub fn canonical_plain(&self, path: &QPath) -> QPath {
         let mut plain = path.clone();
         for seg in &mut plain.0 {
             seg.call = Call::No;

@@ -90,6 +90,22 @@ impl CelerySettings {
         }
     }
 
+    /// A module variable of a settings module or `celeryconfig`: the setting, or entries of
+    /// it when the module only sets entries of a star-imported dict (a dict that starts with a
+    /// spread, [`crate::facts::extract`]'s `star_imported_dict`).
+    fn set_var(&mut self, project: &Project, name: &str, value: &Value, file: u32) {
+        if let Some([(None, _), entries @ ..]) = value.dict() {
+            for (key, entry) in entries {
+                if let Some(key) = key {
+                    let known = known(project, entry);
+                    self.set_entry(name, *key, known, file, entry.setting_range());
+                }
+            }
+            return;
+        }
+        self.set(name, known(project, value), file, value.setting_range());
+    }
+
     /// Whether nothing is set.
     fn is_empty(&self) -> bool {
         self.files.is_empty() && self.global_time_limits.is_empty()
@@ -241,6 +257,7 @@ impl CelerySettings {
             })
             .collect();
         let mut global_time_limits = Vec::new();
+        let mut calls = Vec::new();
         for (&file_id, (assigned, limits)) in files.iter().zip(from_calls) {
             global_time_limits.extend(limits);
             let Some(facts) = project.facts(file_id) else {
@@ -271,36 +288,34 @@ impl CelerySettings {
                         sources.django_name(project, name)
                     };
                     if let Some(key) = key {
-                        settings.set(&key, known(project, value), file_id, value.setting_range());
+                        settings.set_var(project, &key, value, file_id);
                     }
                 }
             }
-            for Assigned {
-                name,
-                key,
-                value,
-                range,
-                file,
-            } in assigned
-            {
-                let file = file.unwrap_or(file_id);
-                match key {
-                    Some(key) => settings.set_entry(name, key, value, file, range),
-                    None => settings.set(name, value, file, range),
-                }
-            }
+            calls.extend(assigned.into_iter().map(|assigned| (file_id, assigned)));
         }
         settings
             .files
             .extend(global_time_limits.iter().map(|limit| limit.setting.file));
         settings.global_time_limits = global_time_limits;
         for class in &sources.classes {
-            if let Some((file, class)) = project.class(class) {
-                for (name, value) in &class.attrs {
-                    if let Some(key) = config_name(project, name) {
-                        settings.set(&key, known(project, value), file, value.setting_range());
-                    }
-                }
+            settings.class_settings(project, class, 0);
+        }
+        // What the app is told in code (`app.conf.update(...)`, `app.conf.x = ...`,
+        // `Celery(broker=...)`) goes over what it loads from its configuration source,
+        // whichever file comes first: Celery keeps it in the layer it reads first.
+        for (file_id, assigned) in calls {
+            let Assigned {
+                name,
+                key,
+                value,
+                range,
+                file,
+            } = assigned;
+            let file = file.unwrap_or(file_id);
+            match key {
+                Some(key) => settings.set_entry(name, key, value, file, range),
+                None => settings.set(name, value, file, range),
             }
         }
         if !settings.files.is_empty() {
@@ -309,6 +324,27 @@ impl CelerySettings {
         settings.files.sort_unstable();
         settings.files.dedup();
         settings
+    }
+
+    /// The settings a configuration class (`config_from_object(ProductionConfig)`) sets, its
+    /// bases' first.
+    fn class_settings(&mut self, project: &Project, class: &str, depth: u32) {
+        let Some((file, found)) = project.class(class) else {
+            return;
+        };
+        if depth < 8 {
+            for base in &found.bases {
+                let base = project.canonical_plain(base).dotted();
+                if base != class {
+                    self.class_settings(project, &base, depth + 1);
+                }
+            }
+        }
+        for (name, value) in &found.attrs {
+            if let Some(key) = config_name(project, name) {
+                self.set_var(project, &key, value, file);
+            }
+        }
     }
 
     /// The settings of the project modules a configuration module star-imports (`from
@@ -328,7 +364,7 @@ impl CelerySettings {
             self.star_imported(project, base, seen);
             for (name, value) in &base.vars {
                 if let Some(key) = config_name(project, name) {
-                    self.set(&key, known(project, value), file, value.setting_range());
+                    self.set_var(project, &key, value, file);
                 }
             }
         }
@@ -693,6 +729,13 @@ impl Sources {
                     match first.as_str() {
                         Some(target) if target.starts_with(DJANGO_SETTINGS) => {
                             sources.namespaces.push(django());
+                        }
+                        // `"proj.config:ProductionConfig"`: a class in a module.
+                        Some(target)
+                            if target.contains(':')
+                                && project.class(&target.replace(':', ".")).is_some() =>
+                        {
+                            sources.classes.push(target.replace(':', "."));
                         }
                         Some(module) => sources
                             .modules

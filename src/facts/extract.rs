@@ -1543,6 +1543,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
                 if let Expr::Name(name) = &*sub.value {
                     let entry = key.value.to_str();
+                    self.star_imported_dict(name.id.as_str());
                     self.set_entry(name.id.as_str(), Some(Sym::new(entry)), value);
                     if self.ex.catalog.may_carry_key(entry) {
                         self.param_changed(name.id.as_str());
@@ -1593,6 +1594,28 @@ impl<'e, 'c> Walker<'e, 'c> {
             return;
         };
         if self.is_module {
+            // `CELERY_BROKER_TRANSPORT_OPTIONS.update({...})` in a settings module: entries of
+            // a module dict, or of one a star import gave it.
+            if attr.attr.as_str() == "update"
+                && let Expr::Name(name) = &*attr.value
+                && let ([] | [Expr::Dict(_)], false) = (
+                    &call.arguments.args[..],
+                    call.arguments.keywords.iter().any(|k| k.arg.is_none()),
+                )
+            {
+                let mut entries: Vec<DictItem> = match call.arguments.args.first() {
+                    Some(other) => self.pure(other).dict().unwrap_or_default().to_vec(),
+                    None => Vec::new(),
+                };
+                for keyword in &call.arguments.keywords {
+                    let key = keyword.arg.as_ref().map(|arg| Sym::new(arg.as_str()));
+                    entries.push((key, self.pure(&keyword.value)));
+                }
+                self.star_imported_dict(name.id.as_str());
+                for (key, value) in entries {
+                    self.set_entry(name.id.as_str(), key, &value);
+                }
+            }
             return;
         }
         // `session.headers.update({"Idempotency-Key": key})`: a client's default headers.
@@ -1756,6 +1779,24 @@ impl<'e, 'c> Walker<'e, 'c> {
     /// `local[key] = value` on a dict the function holds (`key` is `None` when computed). A
     /// key header set on any other local (the headers a helper returned) makes it a dict of
     /// that entry and others not known.
+    /// Before a module sets entries of `name` that it neither defines nor imports by name
+    /// (`from .base import *`, then `CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] =
+    /// 43200`): a dict of the entries it sets after a spread of the star-imported one
+    /// ([`DictItem`] without a name), which settings merge into the base's.
+    fn star_imported_dict(&mut self, name: &str) {
+        if self.is_module
+            && !self.ex.star_imports.is_empty()
+            && !self.ex.module_vars.contains_key(name)
+            && !self.ex.imports.contains_key(&Sym::new(name))
+        {
+            let spread = Value {
+                lit: Lit::Dict(vec![(None, Value::default())]),
+                ..Value::default()
+            };
+            self.ex.module_vars.insert(name.to_string(), spread);
+        }
+    }
+
     fn set_entry(&mut self, local: &str, key: Option<Sym>, value: &Value) {
         let catalog = self.ex.catalog;
         let held = if self.is_module {
