@@ -2851,6 +2851,17 @@ impl<'e, 'c> Walker<'e, 'c> {
                 self.expr(&if_expr.test, block);
                 let body = self.expr(&if_expr.body, block);
                 let orelse = self.expr(&if_expr.orelse, block);
+                // `smtplib.SMTP_SSL(host) if ssl else smtplib.SMTP(host)`, `Email(self) if ...
+                // else Slack(self)`, `Client() if key else None`: an object either branch
+                // makes; calls on it are followed into the first branch's class (one of the
+                // runs does what it does).
+                let made = |value: &Value| value.path.as_ref().is_some_and(QPath::is_call);
+                let path = match (made(&body), made(&orelse)) {
+                    (true, true) => body.path.clone(),
+                    (true, false) if matches!(orelse.lit, Lit::None) => body.path.clone(),
+                    (false, true) if matches!(body.lit, Lit::None) => orelse.path.clone(),
+                    _ => None,
+                };
                 // `{"Accept-Language": locale} if locale else None`: what the dict holds is all
                 // either branch can hold (`None` holds nothing), so its keys are the value's.
                 let lit = match (&body.lit, &orelse.lit) {
@@ -2862,6 +2873,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 let mut value = Value {
                     taint: body.taint,
                     lit,
+                    path,
                     ..Value::default()
                 };
                 merge_taint(&mut value.taint, &orelse.taint);
