@@ -3500,7 +3500,7 @@ impl<'a> Project<'a> {
         // (no write in its body) and no guard precedes it.
         let repeated_by_loop = |i: usize, block: u32| {
             !guarded_at(i)
-                && function.in_loop(block).is_some_and(|loop_block| {
+                && function.repeating_loop(block).is_some_and(|loop_block| {
                     !function.events().iter().enumerate().any(|(j, other)| {
                         j != i
                             && function.block_within(other.block, loop_block)

@@ -16,7 +16,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 use super::{
     Arith, ArithOp, AttrAssign, Block, BlockKind, Body, CallArgs, CallSite, Class, Decorator,
-    DictItem, Dropped, Event, EventKind, Exit, Function, FunctionBody, Guard, GuardTest, Lit,
+    DictItem, Dropped, Ends, Event, EventKind, Exit, Function, FunctionBody, Guard, GuardTest, Lit,
     ModuleFacts, Param, ParamDefault, ParamKind, SmallMap, Taint, Value,
 };
 use crate::catalog::{Binder, CallRole, Catalog, HEADERS_KEYWORD, Orm};
@@ -845,7 +845,12 @@ impl<'e, 'c> Walker<'e, 'c> {
             Stmt::If(stmt_if) => self.stmt_if(stmt_if, block, pending),
             Stmt::For(stmt_for) => {
                 let iter = self.expr(&stmt_for.iter, block);
-                let body = self.push_block(block, BlockKind::Loop);
+                let body = self.push_block(
+                    block,
+                    BlockKind::Loop {
+                        ends: ends(&stmt_for.body),
+                    },
+                );
                 let item = Value {
                     taint: iter.taint.clone(),
                     path: iter
@@ -859,7 +864,12 @@ impl<'e, 'c> Walker<'e, 'c> {
                 self.suite(&stmt_for.orelse, block, pending);
             }
             Stmt::While(stmt_while) => {
-                let body = self.push_block(block, BlockKind::Loop);
+                let body = self.push_block(
+                    block,
+                    BlockKind::Loop {
+                        ends: ends(&stmt_while.body),
+                    },
+                );
                 self.expr(&stmt_while.test, body);
                 self.suite(&stmt_while.body, body, pending);
                 self.suite(&stmt_while.orelse, block, pending);
@@ -900,6 +910,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                             leaves: leaves(&case.body),
                             exhaustive,
                             on_param: None,
+                            ends: ends(&case.body),
                         },
                     );
                     self.suite(&case.body, branch, pending);
@@ -976,6 +987,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 leaves: leaves(&stmt_if.body),
                 exhaustive,
                 on_param,
+                ends: ends(&stmt_if.body),
             },
         );
         // `if not x.sent: send(...)`: the body runs only while the work is not done, as if the
@@ -1010,6 +1022,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     leaves: leaves(&clause.body),
                     exhaustive,
                     on_param: None,
+                    ends: ends(&clause.body),
                 },
             );
             if let Some(test) = &clause.test {
@@ -2171,7 +2184,8 @@ impl<'e, 'c> Walker<'e, 'c> {
                 if self.ex.catalog.is_done_check(method) {
                     return Some(GuardTest::DoneCheck { field: None });
                 }
-                self.helper_test(unwalrus(test), value, false)
+                // `if await already_sent(...)`: the call itself.
+                self.helper_test(self.bare_test(test), value, false)
             }
             Expr::Name(name) => {
                 let local = self.lookup_local(name.id.as_str())?;
@@ -2956,7 +2970,7 @@ impl<'e, 'c> Walker<'e, 'c> {
     }
 
     fn comprehension(&mut self, generators: &[ast::Comprehension], block: u32) -> u32 {
-        let body = self.push_block(block, BlockKind::Loop);
+        let body = self.push_block(block, BlockKind::Loop { ends: Ends::Falls });
         for generator in generators {
             let iter = self.expr(&generator.iter, block);
             let item = Value {
@@ -3207,6 +3221,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                         leaves: false,
                         exhaustive: true,
                         on_param: None,
+                        ends: Ends::Falls,
                     },
                 );
                 result = self.call_of(call, branch, Some(handler));
@@ -3871,7 +3886,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             _ => None,
         };
         let block = match repeats {
-            true => self.push_block(block, BlockKind::Loop),
+            true => self.push_block(block, BlockKind::Loop { ends: Ends::Falls }),
             false => block,
         };
         self.push_event(
@@ -4226,6 +4241,16 @@ fn claimed_count(compare: &ast::ExprCompare) -> bool {
         (op, int.as_u8()),
         (CmpOp::Gt | CmpOp::NotEq, Some(0)) | (CmpOp::GtE | CmpOp::Eq, Some(1))
     )
+}
+
+/// How a suite's statements end, for the loop around them.
+fn ends(suite: &[Stmt]) -> Ends {
+    match suite.last() {
+        Some(Stmt::Return(_) | Stmt::Raise(_)) => Ends::Leaves,
+        Some(Stmt::Break(_)) => Ends::Breaks,
+        Some(Stmt::Continue(_)) => Ends::Continues,
+        _ => Ends::Falls,
+    }
 }
 
 /// How a suite leaves: its last statement returns, raises or continues.

@@ -868,9 +868,35 @@ impl Function {
         self.ancestors(block).find(|b| {
             matches!(
                 self.blocks().get(*b as usize).map(|blk| &blk.kind),
-                Some(BlockKind::Loop)
+                Some(BlockKind::Loop { .. })
             )
         })
+    }
+
+    /// The loop that can run the code in `block` again: the innermost loop holding it, unless
+    /// the blocks from the code out to that loop end by leaving it (`send(...); break` in a
+    /// branch, a loop body ending in `return`); then the loop around that one, and none when
+    /// the function returns right after. What the blocks hold after the code, before their
+    /// end, is not known here: a `continue` there goes unseen.
+    pub fn repeating_loop(&self, block: u32) -> Option<u32> {
+        // A `break` or `continue` met on the way out, for the next loop out.
+        let mut pending: Option<Ends> = None;
+        for b in self.ancestors(block) {
+            match self.blocks().get(b as usize).map(|blk| &blk.kind) {
+                Some(BlockKind::Branch { ends, .. }) if pending.is_none() => match ends {
+                    Ends::Leaves => return None,
+                    Ends::Breaks | Ends::Continues => pending = Some(*ends),
+                    Ends::Falls => {}
+                },
+                Some(BlockKind::Loop { ends }) => match pending.take().unwrap_or(*ends) {
+                    Ends::Breaks => {}
+                    Ends::Leaves => return None,
+                    Ends::Falls | Ends::Continues => return Some(b),
+                },
+                _ => {}
+            }
+        }
+        None
     }
 
     pub fn is_deferred(&self, block: u32) -> bool {
@@ -932,8 +958,13 @@ pub enum BlockKind {
         /// `if notify:` on a parameter, as received: the branch runs only when the caller
         /// passes it a true value ([`crate::project::Project::skips_branch`]).
         on_param: Option<Sym>,
+        /// How the branch ends, for the loop around it ([`Function::repeating_loop`]).
+        ends: Ends,
     },
-    Loop,
+    Loop {
+        /// How the loop's body ends ([`Function::repeating_loop`]).
+        ends: Ends,
+    },
     Try,
     Handler {
         catches: Vec<QPath>,
@@ -945,6 +976,20 @@ pub enum BlockKind {
     },
     /// Code that does not run here: a lambda's body.
     Deferred,
+}
+
+/// How a block's own statements end: what runs after the last thing in it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Ends {
+    /// With what follows the block.
+    #[default]
+    Falls,
+    /// `return` or `raise`: the function ends.
+    Leaves,
+    /// `break`: the loop around it ends.
+    Breaks,
+    /// `continue`: the loop around it goes on with the next item.
+    Continues,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

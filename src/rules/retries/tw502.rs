@@ -7,7 +7,8 @@ declare_rule! {
     /// ## What it does
     /// Reports a task that reaches two or more effects without a key on each — two calls, or
     /// one inside a loop — while recording its progress at most once. Reported at the first
-    /// keyless effect that a later effect follows.
+    /// keyless effect that a later effect follows. An effect the loop leaves right after
+    /// (`send(...)` then `break` or `return`) runs once per run, and is not repeated by it.
     ///
     /// ## Why it matters on a second run
     /// A failure after the first effect makes the retry repeat it: the SMS goes out again
@@ -64,7 +65,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 && !function.exclusive(effect.block, other.block)
                 && !recorded_between(effect.index, other.index, effect.block)
         });
-        let repeated_in_loop = function.in_loop(effect.block).filter(|&loop_block| {
+        let repeated_in_loop = function.repeating_loop(effect.block).filter(|&loop_block| {
             // Per-iteration progress: a guard or a write inside the loop body. A guard before
             // the loop (`if campaign.sent: return`) checks the whole run, which a failure in a
             // later iteration leaves undone.
