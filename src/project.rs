@@ -1351,6 +1351,8 @@ impl<'a> Project<'a> {
                         .or_else(|| arg.as_str().map(QPath::from_dotted))
                 }),
                 Some(path) if !path.is_call() => Some(path.clone()),
+                // `functions = ["app.jobs.issue_voucher"]`: arq imports a dotted name.
+                None => item.as_str().map(QPath::from_dotted),
                 _ => None,
             };
             let Some(target) = target else { continue };

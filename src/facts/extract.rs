@@ -51,6 +51,7 @@ pub fn extract(
         top_level: HashSet::default(),
         classes: Vec::new(),
         self_attrs: HashMap::default(),
+        context_items: Vec::new(),
         functions: Vec::new(),
         deleted_tables: Vec::new(),
         deleted_models: Vec::new(),
@@ -150,6 +151,10 @@ struct Extractor<'c> {
     /// Per class (by index), `self.x = ...` assignments in any method: types `self.x` while
     /// the module is read, and is dropped with the extractor.
     self_attrs: HashMap<usize, HashMap<String, Value>>,
+    /// `ctx["http"] = httpx.AsyncClient()` in a function of the module (arq's `on_startup`):
+    /// the first parameter's name, the key and the call, which type `ctx["http"]` in any
+    /// function of the module whose first parameter has that name.
+    context_items: Vec<(Sym, Sym, Expr)>,
     functions: Vec<Function>,
     deleted_tables: Vec<String>,
     deleted_models: Vec<QPath>,
@@ -165,6 +170,31 @@ struct Extractor<'c> {
 }
 
 impl Extractor<'_> {
+    /// Records what a function puts into the dict its first parameter holds, at its top level
+    /// (`ctx["http"] = httpx.AsyncClient(...)`).
+    fn context_items_of(&mut self, def: &ast::StmtFunctionDef) {
+        let Some(first) = def.parameters.args.first() else {
+            return;
+        };
+        let context = first.parameter.name.as_str();
+        for stmt in &def.body {
+            if let Stmt::Assign(assign) = stmt
+                && let [Expr::Subscript(target)] = &assign.targets[..]
+                && let Expr::Name(holder) = &*target.value
+                && holder.id.as_str() == context
+                && let Expr::StringLiteral(key) = &*target.slice
+                && matches!(&*assign.value, Expr::Call(_))
+                && self.context_items.len() < MAX_ITEMS
+            {
+                self.context_items.push((
+                    Sym::new(context),
+                    Sym::new(key.value.to_str()),
+                    (*assign.value).clone(),
+                ));
+            }
+        }
+    }
+
     /// The path of the module's own top-level `name`, remembered.
     fn module_path(&mut self, name: Sym) -> QPath {
         if let Some(path) = self.module_paths.get(&name) {
@@ -218,6 +248,7 @@ impl Extractor<'_> {
                 }
                 Stmt::FunctionDef(def) => {
                     self.top_level.insert(Sym::new(def.name.as_str()));
+                    self.context_items_of(def);
                 }
                 Stmt::ClassDef(def) => {
                     self.top_level.insert(Sym::new(def.name.as_str()));
@@ -2795,6 +2826,23 @@ impl<'e, 'c> Walker<'e, 'c> {
                         ..Value::default()
                     },
                 };
+                // `ctx["http"]` where a function of the module put a client there.
+                if let Expr::Name(holder) = &*sub.value
+                    && let Some(key) = index.as_str()
+                    && base.flags & Value::PARAM != 0
+                    && !self.ex.context_items.is_empty()
+                    && let Some((_, _, made)) = self
+                        .ex
+                        .context_items
+                        .iter()
+                        .find(|(c, k, _)| c.as_str() == holder.id.as_str() && k.as_str() == key)
+                {
+                    // Read without the items: `ctx["x"] = wrap(ctx["x"])` names itself.
+                    let made = made.clone();
+                    let items = std::mem::take(&mut self.ex.context_items);
+                    value.path = self.pure(&made).path;
+                    self.ex.context_items = items;
+                }
                 // `Model.objects.get_or_create(...)[1]`: the `created` flag, as unpacked.
                 if let Some(i) = index.as_int().and_then(|i| usize::try_from(i).ok())
                     && self.is_get_or_create(&base)
