@@ -213,6 +213,7 @@ impl CelerySettings {
             file,
             range,
         });
+        self.files.push(file);
     }
 
     /// The broker's visibility timeout in seconds, when the broker redelivers after one and
