@@ -1149,8 +1149,8 @@ impl<'a> Project<'a> {
         path
     }
 
-    /// What a call of a project function or method returns, when all its `return` statements
-    /// return a call of the same path (`return get_connection(...)`): that path, canonical.
+    /// What a call of a project function or method returns, when its `return` statements
+    /// return calls (`return get_connection(...)`): that path, canonical.
     fn returned_path(&self, call: &QPath) -> Option<QPath> {
         // Functions returning each other's calls would recurse through `canonical`: bound it.
         thread_local! {
@@ -1226,11 +1226,16 @@ impl<'a> Project<'a> {
             }
         }
         // One kind of value, or, when branches differ, the one from outside the project
-        // (`get_connection(...)` rather than a project subclass of a backend).
+        // (`get_connection(...)` rather than a project subclass of a backend), else the first
+        // returned (`return Email(self)` / `return Slack(self)`: one run gets that one and
+        // does what it does, as for `Email(self) if ... else Slack(self)`).
         let chosen = match returned.as_slice() {
             [] => return None,
             [only] => only,
-            several => several.iter().find(|p| !self.is_root(p.0[0].name))?,
+            several => several
+                .iter()
+                .find(|p| !self.is_root(p.0[0].name))
+                .unwrap_or(&several[0]),
         };
         // A function returning its own call (recursion) names nothing new.
         (chosen != call).then(|| self.canonical(chosen).into_owned())
