@@ -2840,8 +2840,15 @@ impl<'a> Project<'a> {
         let Some(function) = self.function(caller) else {
             return false;
         };
+        // `workflow = chain(...)` then `workflow.apply_async()`: the last call before it that
+        // made what it is called on.
+        let receiver = call
+            .path
+            .as_ref()
+            .and_then(|path| path.0.split_last())
+            .map(|(_, receiver)| receiver);
         function.peek(|body| {
-            let Some(canvas) = body.events.iter().find_map(|event| match &event.kind {
+            let inline = body.events.iter().find_map(|event| match &event.kind {
                 EventKind::Call(canvas)
                     if canvas.range.start() == call.range.start()
                         && canvas.range.end() < call.range.end() =>
@@ -2849,7 +2856,23 @@ impl<'a> Project<'a> {
                     Some(canvas)
                 }
                 _ => None,
-            }) else {
+            });
+            let held = || {
+                let receiver = receiver.filter(|r| r.last().is_some_and(|s| s.call != Call::No))?;
+                body.events
+                    .iter()
+                    .rev()
+                    .find_map(|event| match &event.kind {
+                        EventKind::Call(canvas)
+                            if canvas.range.end() <= call.range.start()
+                                && canvas.path.as_ref().is_some_and(|p| p.0[..] == *receiver) =>
+                        {
+                            Some(canvas)
+                        }
+                        _ => None,
+                    })
+            };
+            let Some(canvas) = inline.or_else(held) else {
                 return false;
             };
             let signatures: Vec<&Value> = canvas
