@@ -457,25 +457,22 @@ impl<'a> Project<'a> {
         self.scopes.parent.get(scope as usize).copied().flatten()
     }
 
-    /// The number of project folders (at least 1).
+    /// The number of project folders (at least 1): one per folder found, and 0.
     pub fn scope_count(&self) -> u32 {
-        let files = self
-            .scopes
-            .of_file
-            .iter()
-            .copied()
-            .max()
-            .map_or(1, |max| max + 1);
-        files.max(u32::try_from(self.scopes.parent.len()).unwrap_or(u32::MAX))
+        u32::try_from(self.scopes.parent.len().max(1)).unwrap_or(u32::MAX)
     }
 
-    /// The project folder whose settings the tasks of `file` run with.
-    pub fn settings_scope_of(&self, file: u32) -> u32 {
-        let scope = self.scope_of(file);
+    /// The project folder whose settings a project folder's tasks run with.
+    fn used_scope(&self, scope: u32) -> u32 {
         self.settings_used
             .get(scope as usize)
             .copied()
             .unwrap_or(scope)
+    }
+
+    /// The project folder whose settings the tasks of `file` run with.
+    pub fn settings_scope_of(&self, file: u32) -> u32 {
+        self.used_scope(self.scope_of(file))
     }
 
     /// The Celery settings the tasks of `file` run with.
@@ -487,11 +484,7 @@ impl<'a> Project<'a> {
     pub fn settings_of_scope(&self, scope: u32) -> &CelerySettings {
         static NONE: std::sync::LazyLock<CelerySettings> =
             std::sync::LazyLock::new(CelerySettings::default);
-        let used = self
-            .settings_used
-            .get(scope as usize)
-            .copied()
-            .unwrap_or(scope);
+        let used = self.used_scope(scope);
         self.settings.get(used as usize).unwrap_or(&NONE)
     }
 
@@ -3796,12 +3789,10 @@ impl<'a> Project<'a> {
             };
             // A field the function writes later is its done flag, and the branch's work a
             // report that the work was done (`mail_admins("queued twice")`).
-            let written = events[at + 1..].iter().any(|later| match &later.kind {
-                EventKind::AttrAssign(assign) => assign.attr == field,
-                EventKind::Call(call) => call.keywords().iter().any(|(name, _)| *name == field),
-                EventKind::Guard(_) => false,
-            });
-            if written {
+            if events[at + 1..]
+                .iter()
+                .any(|later| later.kind.writes_field(field))
+            {
                 continue;
             }
             // The `if` statement's own events come right before its guard.

@@ -4544,12 +4544,8 @@ fn resolve_state_guards(events: &mut [Event], blocks: &[Block]) {
         };
         let guard_block = events[index].block;
         let written = events[index + 1..].iter().any(|event| {
-            let writes = match &event.kind {
-                EventKind::AttrAssign(assign) => assign.attr == field,
-                EventKind::Call(call) => call.keywords().iter().any(|(name, _)| *name == field),
-                EventKind::Guard(_) => false,
-            };
-            writes && (!on_path || always_runs_through(blocks, event.block, guard_block))
+            event.kind.writes_field(field)
+                && (!on_path || always_runs_through(blocks, event.block, guard_block))
         });
         if let EventKind::Guard(guard) = &mut events[index].kind {
             guard.test = if written {

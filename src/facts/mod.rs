@@ -1007,6 +1007,18 @@ pub enum EventKind {
     AttrAssign(Box<AttrAssign>),
 }
 
+impl EventKind {
+    /// Whether it may write the field `field`: `x.status = ...`, or a call given it as a
+    /// keyword (`.update(status="sent")`).
+    pub fn writes_field(&self, field: Sym) -> bool {
+        match self {
+            EventKind::AttrAssign(assign) => assign.attr == field,
+            EventKind::Call(call) => call.keywords().iter().any(|(name, _)| *name == field),
+            EventKind::Guard(_) => false,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CallSite {
     pub range: TextRange,
