@@ -30,10 +30,25 @@ const MEMO_SHARDS: usize = 64;
 /// class.
 const MAX_MRO_DEPTH: u32 = 16;
 
+/// How many calls deep [`Project::returned_path`] follows functions returning each other's calls.
+const MAX_RETURN_DEPTH: u32 = 8;
+/// The longest call path [`Project::returned_path`] follows: far beyond a chain anyone writes.
+const MAX_PATH_LEN: usize = 64;
+
 thread_local! {
     /// Set when [`Project::returned_path`] stopped at its recursion bound during the current
     /// [`Project::canonical`] computation.
     static CUT_SHORT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// How many [`Project::returned_path`] calls are under way on this thread.
+    static RETURN_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// The calls [`Project::returned_path`] is following on this thread, outermost first.
+    static RETURNING: std::cell::RefCell<Vec<QPath>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Canonical paths cut short by the bound of [`Project::returned_path`], by path and the
+    /// depth they were computed at: such a result is a function of both, and remembering it for
+    /// the current outermost computation keeps code whose methods return chains of their own
+    /// calls (`return self.m().m()`) from costing exponential time.
+    static CUT_MEMO: std::cell::RefCell<HashMap<(QPath, u32), QPath>> =
+        std::cell::RefCell::new(HashMap::default());
 }
 
 thread_local! {
@@ -813,6 +828,12 @@ impl<'a> Project<'a> {
         // A result cut short by the recursion bound of `returned_path` depends on the depth it
         // was computed at: it is not remembered, so that the outcome never depends on the order
         // in which threads happen to ask.
+        let depth = RETURN_DEPTH.get();
+        let cut_before = CUT_MEMO.with_borrow(|memo| memo.get(&(path.clone(), depth)).cloned());
+        if let Some(result) = cut_before {
+            CUT_SHORT.set(true);
+            return Cow::Owned(result);
+        }
         let outer_cut = CUT_SHORT.replace(false);
         let result = self.canonical_uncached(path);
         let cut = CUT_SHORT.replace(outer_cut || CUT_SHORT.get());
@@ -821,6 +842,11 @@ impl<'a> Project<'a> {
                 .write()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .insert(path.clone(), result.clone());
+        } else if depth == 0 {
+            // The outermost computation is done: what it cut short is not needed again.
+            CUT_MEMO.with_borrow_mut(HashMap::clear);
+        } else {
+            CUT_MEMO.with_borrow_mut(|memo| memo.insert((path.clone(), depth), result.clone()));
         }
         Cow::Owned(result)
     }
@@ -1146,16 +1172,21 @@ impl<'a> Project<'a> {
     /// return calls (`return get_connection(...)`): that path, canonical.
     fn returned_path(&self, call: &QPath) -> Option<QPath> {
         // Functions returning each other's calls would recurse through `canonical`: bound it.
-        thread_local! {
-            static DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
-        }
-        if DEPTH.get() > 8 {
+        // A call already being followed on this thread (`def m(self): return self.m().m()`)
+        // returns nothing new, and paths grown beyond any real code's are not followed.
+        let depth = RETURN_DEPTH.get();
+        if depth > MAX_RETURN_DEPTH
+            || call.0.len() > MAX_PATH_LEN
+            || RETURNING.with_borrow(|calls| calls.contains(call))
+        {
             CUT_SHORT.set(true);
             return None;
         }
-        DEPTH.set(DEPTH.get() + 1);
+        RETURN_DEPTH.set(depth + 1);
+        RETURNING.with_borrow_mut(|calls| calls.push(call.clone()));
         let result = self.returned_path_inner(call);
-        DEPTH.set(DEPTH.get() - 1);
+        RETURNING.with_borrow_mut(Vec::pop);
+        RETURN_DEPTH.set(depth);
         result
     }
 

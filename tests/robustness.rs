@@ -228,3 +228,59 @@ fn a_syntax_error_before_a_multibyte_character_renders() {
         "{text}"
     );
 }
+
+/// Definitions that refer to themselves (classes deriving from each other, names bound to
+/// themselves, methods returning chains of their own calls) end in bounded time, and the rest
+/// of the task is still checked. Methods returning `self.m().m()` once made path following
+/// exponential, with paths growing until memory ran out.
+#[test]
+fn self_referential_definitions_end_quickly() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut text = String::from(
+        "import stripe\nfrom celery import Celery, shared_task\napp = Celery('x')\n\
+         a = b\nb = a\nc = c.d\nclient = client()\nclient = client.with_options(client)\n\
+         class A(B): pass\nclass B(A): pass\nclass C(C): pass\n\
+         def f(): return g().h()\ndef g(): return f().h()\n\
+         class D:\n    def m(self): return self.m().m()\n    @property\n    def p(self): return self.p\n",
+    );
+    // Methods of several classes returning chains of each other's calls.
+    let mut seed = 7u32;
+    let mut next = |n: u32| {
+        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        (seed >> 16) % n
+    };
+    for class in 0..3 {
+        text.push_str(&format!("class E{class}:\n"));
+        for method in 0..30 {
+            let chain: Vec<String> = (0..4).map(|_| format!("m{}()", next(30))).collect();
+            text.push_str(&format!(
+                "    def m{method}(self):\n        return E{}().{}\n",
+                next(3),
+                chain.join(".")
+            ));
+        }
+    }
+    text.push_str("@shared_task\ndef t():\n    D().m().p.send()\n    f().charge_card()\n");
+    for method in 0..30 {
+        text.push_str(&format!(
+            "    E0().m{method}().m{}().send()\n",
+            (method + 1) % 30
+        ));
+    }
+    text.push_str("    stripe.Charge.create(amount=1)\n");
+    let line = text.lines().count();
+    write(dir.path(), "cycles.py", text.as_bytes());
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let root = dir.path().to_path_buf();
+    std::thread::spawn(move || {
+        let report = run(&[root.join("cycles.py")], &root, 2);
+        let _ = sender.send(places(&report));
+    });
+    let found = receiver
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the check ends within a minute");
+    assert!(
+        found.contains(&("cycles.py".to_string(), line, "TW101")),
+        "{found:?}"
+    );
+}
