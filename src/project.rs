@@ -703,6 +703,20 @@ impl<'a> Project<'a> {
         self.constant_at(value, 0)
     }
 
+    /// A task's boolean option: `None` when the task leaves it to the global setting (not
+    /// given, or given as `None`, which Celery reads the same way), `Some(None)` when only run
+    /// time knows it.
+    pub fn option_flag(&self, options: &TaskOptions, name: &str) -> Option<Option<bool>> {
+        let value = self.constant(options.get(name)?);
+        if value
+            .as_ref()
+            .is_some_and(|value| matches!(value.lit, Lit::None))
+        {
+            return None;
+        }
+        Some(value.and_then(|value| value.as_bool()))
+    }
+
     /// The module variable of a project module that a value names (`settings.TIMEOUT`, an
     /// imported `CELERY_OPTIONS`), with that module's file.
     pub fn module_var(&self, value: &Value) -> Option<(&'a Value, u32)> {
@@ -3507,8 +3521,9 @@ impl<'a> Project<'a> {
             )
         {
             // `return cache.add(key, 1, ttl)`, `return created` after `get_or_create`: the
-            // helper answers whether this run set the marker, which it leaves set.
-            summary.returns_false_when_done = true;
+            // helper answers whether this run set the marker, which it leaves set. Negated
+            // (`return not cache.add(...)`, a done-check) it answers whether it was set before.
+            summary.returns_false_when_done = answer.flags & Value::DONE_TEST == 0;
             summary.claim_marker = Some((answer.range, answer.flags & Value::CREATED != 0));
         }
         summary.raises_when_done = function.events().iter().any(|event| {

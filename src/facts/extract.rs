@@ -842,9 +842,26 @@ impl<'e, 'c> Walker<'e, 'c> {
                 // call or of `get_or_create`, this run's claim.
                 value.flags = (value.flags & (Value::MARKER | Value::CREATED))
                     | if done_test { Value::DONE_TEST } else { 0 };
+                // `return not r.set(k, 1, nx=True)`, `return not created`: whether the marker
+                // was already there, a done-check that leaves the marker set.
+                let mut answered = ret.value.as_deref();
+                if value.flags & (Value::MARKER | Value::CREATED) == 0
+                    && let Some(returned) = ret.value.as_deref()
+                    && let Expr::UnaryOp(unary) = self.bare_test(returned)
+                    && unary.op == UnaryOp::Not
+                {
+                    let operand = self.bare_test(&unary.operand);
+                    let inner = self.pure(operand);
+                    if inner.flags & (Value::MARKER | Value::CREATED) != 0 {
+                        value.flags =
+                            Value::DONE_TEST | (inner.flags & (Value::MARKER | Value::CREATED));
+                        value.range = inner.range;
+                        answered = Some(operand);
+                    }
+                }
                 // The answer named by a local is placed at the call that gave it.
                 if value.flags & (Value::MARKER | Value::CREATED) != 0
-                    && let Some(Expr::Name(name)) = ret.value.as_deref()
+                    && let Some(Expr::Name(name)) = answered
                     && let Some(local) = self.lookup_local(name.id.as_str())
                 {
                     value.range = local.range;
@@ -2090,13 +2107,20 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             Expr::BoolOp(bool_op) if bool_op.op == BoolOp::And => {
                 // `if not created and ...:`, `if x.sent and y:`: the first done-check decides.
-                let compound = bool_op.values.len() > 1;
-                bool_op.values.iter().find_map(|v| {
+                bool_op.values.iter().enumerate().find_map(|(at, v)| {
                     let inner = self.pure(v);
                     self.guard_test(v, &inner).map(|test| match test {
-                        GuardTest::NotCreated { marker, .. } => {
-                            GuardTest::NotCreated { marker, compound }
-                        }
+                        // `if not created and obj.status == "sent"` checks the row's state
+                        // (pending → done); `if not created and not force` still leaves
+                        // whenever the row was there, on every run that is not forced.
+                        GuardTest::NotCreated { marker, .. } => GuardTest::NotCreated {
+                            marker,
+                            compound: bool_op
+                                .values
+                                .iter()
+                                .enumerate()
+                                .any(|(other, v)| other != at && !self.is_option_test(v)),
+                        },
                         other => other,
                     })
                 })
@@ -2262,6 +2286,21 @@ impl<'e, 'c> Walker<'e, 'c> {
 
     /// The state a row held in `name` was selected by, as a guard on that field: decided like
     /// `if row.status != "pending": return` once the rest of the body is known.
+    /// Whether `expr` tests only the function's parameters against constants (`not force`,
+    /// `mode == "full"`): an option of the call, not the state of anything.
+    fn is_option_test(&self, expr: &Expr) -> bool {
+        let is_param = |expr: &Expr| matches!(expr, Expr::Name(name) if self.params.contains_key(&Sym::new(name.id.as_str())));
+        match expr {
+            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => {
+                self.is_option_test(&unary.operand)
+            }
+            Expr::Compare(compare) => {
+                is_param(&compare.left) && compare.comparators.iter().all(Expr::is_literal_expr)
+            }
+            other => is_param(other),
+        }
+    }
+
     fn row_state(&self, name: &str) -> Option<GuardTest> {
         let name = Sym::new(name);
         self.row_states

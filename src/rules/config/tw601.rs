@@ -81,12 +81,7 @@ fn check_scope(
         .copied()
         .filter(|t| t.task.framework == Framework::Celery)
         .collect();
-    let option = |task: &TaskView, name: &str| {
-        task.task
-            .options
-            .get(name)
-            .map(|v| project.constant(v).and_then(|c| c.as_bool()))
-    };
+    let option = |task: &TaskView, name: &str| project.option_flag(&task.task.options, name);
     for task in &celery_tasks {
         let Some(Some(true)) = option(task, "acks_late") else {
             continue;

@@ -140,13 +140,17 @@ struct Marker {
 }
 
 fn marker_of(project: &Project, task: &TaskView, test: &GuardTest) -> Option<Marker> {
-    if let GuardTest::Helper {
-        path,
-        negated: true,
-    } = test
-    {
+    if let GuardTest::Helper { path, negated } = test {
         let helper = project.resolve_function(&project.canonical(path), Some(task.id))?;
-        let (range, transactional) = project.summary(helper)?.claim_marker?;
+        let summary = project.summary(helper)?;
+        // `if not claim(...): return` asks whether this run set the marker; `if seen(...):
+        // return`, whether an earlier one did.
+        let answers = if *negated {
+            summary.returns_false_when_done
+        } else {
+            summary.returns_done_check
+        };
+        let (range, transactional) = summary.claim_marker.filter(|_| answers)?;
         return Some(Marker {
             range,
             transactional,
