@@ -32,6 +32,8 @@ const MAX_MRO_DEPTH: u32 = 16;
 
 /// How many calls deep [`Project::returned_path`] follows functions returning each other's calls.
 const MAX_RETURN_DEPTH: u32 = 8;
+/// How many [`Project::canonical`] expansions may nest on a thread: far beyond real code's.
+const MAX_CANONICAL_NESTING: usize = 256;
 /// The longest call path [`Project::returned_path`] follows: far beyond a chain anyone writes.
 const MAX_PATH_LEN: usize = 64;
 
@@ -41,6 +43,10 @@ thread_local! {
     static CUT_SHORT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// How many [`Project::returned_path`] calls are under way on this thread.
     static RETURN_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// Hashes of the paths [`Project::canonical`] is expanding on this thread, outermost first.
+    static CANONICALIZING: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The classes whose method resolution order is being worked out on this thread.
+    static LINEARIZING: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
     /// The calls [`Project::returned_path`] is following on this thread, outermost first.
     static RETURNING: std::cell::RefCell<Vec<QPath>> = const { std::cell::RefCell::new(Vec::new()) };
     /// Canonical paths cut short by the bound of [`Project::returned_path`], by path and the
@@ -826,11 +832,11 @@ impl<'a> Project<'a> {
             return Cow::Borrowed(path);
         }
         // Shards keep threads that look up different paths off each other's lock.
-        let shard = {
+        let hash = {
             use std::hash::BuildHasher;
-            let hash = rustc_hash::FxBuildHasher.hash_one(path);
-            &self.canonical_memo[(hash as usize) % MEMO_SHARDS]
+            rustc_hash::FxBuildHasher.hash_one(path)
         };
+        let shard = &self.canonical_memo[(hash as usize) % MEMO_SHARDS];
         let known = shard
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -848,8 +854,18 @@ impl<'a> Project<'a> {
             CUT_SHORT.set(true);
             return Cow::Owned(result);
         }
+        // A path whose expansion comes back to itself (bases and members of broken code that
+        // name each other) stays as it is, and so does one nested beyond what real code needs.
+        let cycle = CANONICALIZING
+            .with_borrow(|paths| paths.len() >= MAX_CANONICAL_NESTING || paths.contains(&hash));
+        if cycle {
+            CUT_SHORT.set(true);
+            return Cow::Borrowed(path);
+        }
         let outer_cut = CUT_SHORT.replace(false);
+        CANONICALIZING.with_borrow_mut(|paths| paths.push(hash));
         let result = self.canonical_uncached(path);
+        CANONICALIZING.with_borrow_mut(Vec::pop);
         let cut = CUT_SHORT.replace(outer_cut || CUT_SHORT.get());
         if !cut {
             shard
@@ -1769,10 +1785,16 @@ impl<'a> Project<'a> {
         {
             return known.clone();
         }
-        // Bases that lead back to the class (only broken code has them) are cut short.
-        if depth > MAX_MRO_DEPTH {
+        // Bases that lead back to the class (only broken code has them) are cut short, as is
+        // a class whose order is being worked out on this thread already: its bases resolved
+        // through a member of a class whose order needs its own (`class A(B.x)`, `x` found
+        // through `B`'s bases). A cut-short order is not remembered.
+        if depth > MAX_MRO_DEPTH || LINEARIZING.with_borrow(|classes| classes.contains(&key)) {
+            CUT_SHORT.set(true);
             return Arc::from(vec![key]);
         }
+        let outer_cut = CUT_SHORT.replace(false);
+        LINEARIZING.with_borrow_mut(|classes| classes.push(key));
         let order: Arc<[u32]> = match self.linearize(key, this, depth) {
             Some(order) => order.into(),
             None => self
@@ -1781,10 +1803,13 @@ impl<'a> Project<'a> {
                 .filter_map(|c| self.class_number_of(c))
                 .collect(),
         };
-        self.mro_memo
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(key, order.clone());
+        LINEARIZING.with_borrow_mut(Vec::pop);
+        if !CUT_SHORT.replace(outer_cut || CUT_SHORT.get()) {
+            self.mro_memo
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(key, order.clone());
+        }
         order
     }
 

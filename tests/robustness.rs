@@ -284,3 +284,21 @@ fn self_referential_definitions_end_quickly() {
         "{found:?}"
     );
 }
+
+/// A class whose base is bound by unpacking a call on the class itself, a manager that is an
+/// instance of its own class: expanding the base's name came back to the class, recursing
+/// until the stack overflowed (found by generated projects).
+#[test]
+fn bases_that_name_their_own_class_end() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::create_dir(dir.path().join("pkg")).expect("mkdir");
+    write(&dir.path().join("pkg"), "__init__.py", b"");
+    write(
+        dir.path(),
+        "models.py",
+        b"from pkg import *\nclass y(E):\n    objects = y()\nE, created = y.objects.get_or_create(client=y)\n",
+    );
+    write(dir.path(), "tasks.py", TASK.as_bytes());
+    let report = run(&[dir.path().to_path_buf()], dir.path(), 2);
+    assert_eq!(places(&report), vec![("tasks.py".to_string(), 7, "TW101")]);
+}
