@@ -750,6 +750,8 @@ struct PureNames {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct RawWrites {
     stored_values: Vec<String>,
+    #[serde(default)]
+    stored_functions: Vec<String>,
     counter_clients: Vec<String>,
     counter_methods: Vec<String>,
     counter_receiver_words: Vec<String>,
@@ -767,6 +769,7 @@ struct RawWrites {
 #[derive(Debug)]
 pub struct Writes {
     stored_values: PatternSet<()>,
+    stored_functions: PatternSet<()>,
     counters: PatternSet<()>,
     pub counter_methods: Vec<String>,
     pub counter_receiver_words: Vec<String>,
@@ -1712,6 +1715,7 @@ impl Catalog {
             state_writes: raw.state_writes,
             writes: Writes {
                 stored_values: pattern_set(&raw.writes.stored_values),
+                stored_functions: pattern_set(&raw.writes.stored_functions),
                 counters: pattern_set(
                     &raw.writes
                         .counter_clients
@@ -2077,6 +2081,12 @@ impl Catalog {
     /// `F("x")`: an expression that reads the stored value.
     pub fn is_stored_value(&self, path: &QPath) -> bool {
         self.writes.stored_values.find(path).is_some()
+    }
+
+    /// Whether `path` is a database function whose value follows its arguments
+    /// (`Coalesce(F("x"), 0)`): of a stored value, it reads that value.
+    pub fn is_stored_function(&self, path: &QPath) -> bool {
+        self.writes.stored_functions.find(path).is_some()
     }
 
     /// Whether a keyword argument named `name` may carry an idempotency key to some sink:

@@ -3870,20 +3870,47 @@ impl<'e, 'c> Walker<'e, 'c> {
         {
             let selected = self.selected_fields(&attr.value);
             // `update(sent=True)`, or SQLAlchemy's `update({"sent": True})`.
-            let set = keywords.iter().map(|(name, _)| Some(*name)).chain(
-                args.first()
-                    .and_then(Value::dict)
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|(key, _)| *key),
-            );
+            let set = keywords
+                .iter()
+                .map(|(name, value)| (Some(*name), value))
+                .chain(
+                    args.first()
+                        .and_then(Value::dict)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|(key, value)| (*key, value)),
+                );
+            // `filter(stock__gte=qty).update(stock=F("stock") - qty)` moves the field it selects
+            // by, but within the bound: the row stays selected and a second run takes again.
+            // (`filter(version=v).update(version=F("version") + 1)` does claim it.)
+            let claimed = |name: Sym, value: &Value| {
+                selected.contains(&name.as_str())
+                    && !(value.flags & Value::ACCUMULATES != 0
+                        && only_bounded(&attr.value, name.as_str(), &self.ex.catalog.orm))
+            };
             if set
                 .into_iter()
-                .flatten()
-                .any(|name| selected.contains(&name.as_str()))
+                .any(|(name, value)| name.is_some_and(|name| claimed(name, value)))
             {
                 value.flags |= Value::CLAIM;
                 claims = true;
+            }
+        }
+        // `Coalesce(F("x"), 0) + 1`, `Greatest(F("x") - n, 0)`: a database function of the
+        // stored value reads it, and carries an increment of it on.
+        if let Some(path) = &path
+            && catalog.is_stored_function(path)
+        {
+            if let Some(stored) = args.iter().find_map(|arg| {
+                arg.path
+                    .as_ref()
+                    .filter(|p| catalog.is_stored_value(p))
+                    .cloned()
+            }) {
+                value.path = Some(stored);
+            }
+            if args.iter().any(|arg| arg.flags & Value::ACCUMULATES != 0) {
+                value.flags |= Value::ACCUMULATES;
             }
         }
         if role == Some(CallRole::Duration)
@@ -4635,6 +4662,36 @@ fn queryset_fields<'a>(mut expr: &'a Expr, orm: &crate::catalog::Orm) -> Vec<&'a
         }
     }
     fields
+}
+
+/// Whether every lookup of `field` in a query's filters bounds it (`stock__gte=qty`), none
+/// matching it exactly: moving the field within the bound keeps the row selected.
+fn only_bounded(mut expr: &Expr, field: &str, orm: &crate::catalog::Orm) -> bool {
+    const BOUNDS: [&str; 4] = ["gt", "gte", "lt", "lte"];
+    let mut bounded = false;
+    while let Expr::Call(call) = expr {
+        let Expr::Attribute(attr) = &*call.func else {
+            break;
+        };
+        if orm.queryset_methods.has(attr.attr.as_str()) {
+            for keyword in &call.arguments.keywords {
+                let Some(arg) = &keyword.arg else { continue };
+                let mut parts = arg.as_str().split("__");
+                if parts.next() != Some(field) {
+                    continue;
+                }
+                if !parts.next().is_some_and(|lookup| BOUNDS.contains(&lookup)) {
+                    return false;
+                }
+                bounded = true;
+            }
+        }
+        expr = &attr.value;
+        while let Expr::Attribute(inner) = expr {
+            expr = &inner.value;
+        }
+    }
+    bounded
 }
 
 /// The first of a query's fields that is not a key (`pk`, `id`, `order_id`): the state it

@@ -11,7 +11,8 @@ use crate::rules::{Checker, TaskView, declare_rule};
 declare_rule! {
     /// ## What it does
     /// Reports, in a task and without a done-guard before it, a write that accumulates when it
-    /// is repeated: `F("x") + n` in `update()` (SQLAlchemy: `update(T).values(x=T.x + n)`),
+    /// is repeated: `F("x") + n` in `update()` (also inside a database function:
+    /// `Coalesce(F("x"), 0) + 1`; SQLAlchemy: `update(T).values(x=T.x + n)`),
     /// `obj.x += n` (or `obj.x = obj.x + n`) followed by `save()`,
     /// `Model.objects.create(...)` where no unique constraint covers the given fields,
     /// `bulk_create` without `ignore_conflicts`/`update_conflicts`, Redis
@@ -20,7 +21,9 @@ declare_rule! {
     /// `sql.SQL(...)`), and `open(..., "a")`. Not a total set before it is summed again
     /// (`order.total = 0`, then `+=` per line: an absolute value), nor an update that also
     /// moves the state its filter selects by (`filter(seq__lt=n).update(balance=F(...) + x,
-    /// seq=n)` adds once per `n`), nor inserts into a table the task deleted from on every path
+    /// seq=n)` adds once per `n`; but a field the filter only bounds, moved by an increment
+    /// within the bound, stays selected: `filter(stock__gte=q).update(stock=F("stock") - q)`
+    /// takes again), nor inserts into a table the task deleted from on every path
     /// before them (`DELETE FROM rollup WHERE day = %s` then `INSERT INTO rollup ...`,
     /// `Rollup.objects.filter(day=day).delete()` then `bulk_create`): each run replaces the rows
     /// the last one wrote.
