@@ -4642,56 +4642,48 @@ fn always_runs_through(blocks: &[Block], mut block: u32, ancestor: u32) -> bool 
 
 /// The fields a queryset chain selects rows by: the keywords of its `filter(...)`,
 /// `exclude(...)` calls, without their lookups (`status__in` is `status`).
-fn queryset_fields<'a>(mut expr: &'a Expr, orm: &crate::catalog::Orm) -> Vec<&'a str> {
-    let mut fields = Vec::new();
-    while let Expr::Call(call) = expr {
-        let Expr::Attribute(attr) = &*call.func else {
-            break;
-        };
-        if orm.queryset_methods.has(attr.attr.as_str()) {
-            for keyword in &call.arguments.keywords {
-                if let Some(arg) = &keyword.arg {
-                    let field = arg.as_str();
-                    fields.push(field.split("__").next().unwrap_or(field));
-                }
+fn queryset_fields<'a>(expr: &'a Expr, orm: &crate::catalog::Orm) -> Vec<&'a str> {
+    queryset_lookups(expr, orm)
+        .map(|lookup| lookup.split("__").next().unwrap_or(lookup))
+        .collect()
+}
+
+/// The keywords of a query's filters (`pk`, `stock__gte`), from the outermost call in.
+fn queryset_lookups<'a>(
+    mut expr: &'a Expr,
+    orm: &crate::catalog::Orm,
+) -> impl Iterator<Item = &'a str> {
+    std::iter::from_fn(move || {
+        while let Expr::Call(call) = expr {
+            let Expr::Attribute(attr) = &*call.func else {
+                return None;
+            };
+            expr = &attr.value;
+            while let Expr::Attribute(inner) = expr {
+                expr = &inner.value;
+            }
+            if orm.queryset_methods.has(attr.attr.as_str()) {
+                return Some(&call.arguments.keywords);
             }
         }
-        expr = &attr.value;
-        while let Expr::Attribute(inner) = expr {
-            expr = &inner.value;
-        }
-    }
-    fields
+        None
+    })
+    .flatten()
+    .filter_map(|keyword| keyword.arg.as_ref().map(ast::Identifier::as_str))
 }
 
 /// Whether every lookup of `field` in a query's filters bounds it (`stock__gte=qty`), none
 /// matching it exactly: moving the field within the bound keeps the row selected.
-fn only_bounded(mut expr: &Expr, field: &str, orm: &crate::catalog::Orm) -> bool {
+fn only_bounded(expr: &Expr, field: &str, orm: &crate::catalog::Orm) -> bool {
     const BOUNDS: [&str; 4] = ["gt", "gte", "lt", "lte"];
-    let mut bounded = false;
-    while let Expr::Call(call) = expr {
-        let Expr::Attribute(attr) = &*call.func else {
-            break;
-        };
-        if orm.queryset_methods.has(attr.attr.as_str()) {
-            for keyword in &call.arguments.keywords {
-                let Some(arg) = &keyword.arg else { continue };
-                let mut parts = arg.as_str().split("__");
-                if parts.next() != Some(field) {
-                    continue;
-                }
-                if !parts.next().is_some_and(|lookup| BOUNDS.contains(&lookup)) {
-                    return false;
-                }
-                bounded = true;
-            }
-        }
-        expr = &attr.value;
-        while let Expr::Attribute(inner) = expr {
-            expr = &inner.value;
-        }
-    }
-    bounded
+    let mut lookups = queryset_lookups(expr, orm)
+        .filter_map(|lookup| {
+            let mut parts = lookup.split("__");
+            (parts.next() == Some(field)).then(|| parts.next())
+        })
+        .peekable();
+    lookups.peek().is_some()
+        && lookups.all(|lookup| lookup.is_some_and(|lookup| BOUNDS.contains(&lookup)))
 }
 
 /// The first of a query's fields that is not a key (`pk`, `id`, `order_id`): the state it
