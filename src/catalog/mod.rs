@@ -1198,6 +1198,18 @@ pub struct LockExtension {
     /// An extension on a receiver of unknown type counts when its name holds one of these.
     pub receiver_words: Vec<String>,
 }
+
+impl LockExtension {
+    /// Whether a name holds one of [`LockExtension::receiver_words`], in any case
+    /// (`lock`, `report_lock`, `LOCK`).
+    pub fn names_lock(&self, name: &str) -> bool {
+        self.receiver_words.iter().any(|word| {
+            name.as_bytes()
+                .windows(word.len())
+                .any(|window| window.eq_ignore_ascii_case(word.as_bytes()))
+        })
+    }
+}
 #[derive(Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct RawRegistry {
@@ -1880,7 +1892,12 @@ impl Catalog {
         // it may be the key the function's own caller gives. (Parameters passed by position
         // are not kept: in every call that passes one, the other positional arguments would
         // have to keep their places, 1.2 MB more over the corpus.)
-        let kept = |arg: &Value| is_key_material(arg) || arg.is_none();
+        // So does a lock handed to a helper (`keep_alive(lock)`), which may extend it.
+        let lock = |arg: &Value| {
+            arg.name
+                .is_some_and(|name| self.lock_extension.names_lock(name.as_str()))
+        };
+        let kept = |arg: &Value| is_key_material(arg) || arg.is_none() || lock(arg);
         let mut positional = args.len();
         if args.iter().any(kept) {
             positional = 0;
@@ -1893,7 +1910,7 @@ impl Catalog {
         }
         let before = keywords.len();
         keywords.retain_mut(|(name, value)| {
-            if self.keeps_keyword(*name) || is_key_material(value) {
+            if self.keeps_keyword(*name) || is_key_material(value) || lock(value) {
                 true
             } else if passes_param(value) {
                 *value = param_only(value);

@@ -231,7 +231,7 @@ pub fn extends_lock(project: &Project, task: &TaskView, lock: &LockUse) -> bool 
             if held_by.is_some_and(|block| !function.block_within(event.block, block)) {
                 return false;
             }
-            if renewed_here(call) {
+            if renewed_here(call) || hands_to_extender(project, task, call) {
                 return true;
             }
             if !spec.methods.iter().any(|m| **m == *call.method.as_str()) {
@@ -259,6 +259,35 @@ pub fn extends_lock(project: &Project, task: &TaskView, lock: &LockUse) -> bool 
                 }
             }
         })
+}
+
+/// `keep_alive(lock)`: a project helper the task hands a lock to (an argument named as one),
+/// which extends one of its own parameters (`def keep_alive(lock): lock.extend(60)`).
+fn hands_to_extender(project: &Project, task: &TaskView, call: &CallSite) -> bool {
+    let spec = &project.catalog.lock_extension;
+    let lock_named = |value: &Value| {
+        value
+            .name
+            .is_some_and(|name| spec.names_lock(name.as_str()))
+    };
+    if !call.args().iter().any(lock_named) && !call.keywords().iter().any(|(_, v)| lock_named(v)) {
+        return false;
+    }
+    let Some(helper) = call
+        .path
+        .as_ref()
+        .and_then(|path| project.resolve_function(&project.canonical(path), Some(task.id)))
+        .and_then(|callee| project.function(callee))
+    else {
+        return false;
+    };
+    helper.events().iter().any(|event| {
+        matches!(&event.kind, EventKind::Call(extension)
+        if spec.methods.iter().any(|m| **m == *extension.method.as_str())
+            && extension.receiver.is_some_and(|receiver| {
+                helper.params.iter().any(|param| param.name() == receiver.as_str())
+            }))
+    })
 }
 
 /// Whether a lock call renews the lock itself (`auto_renewal=True`): a helper's lock may, where

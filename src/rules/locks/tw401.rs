@@ -12,7 +12,8 @@ declare_rule! {
     /// `TimeLimit(time_limit=...)` middleware or the `default_timeout` of the RQ queue the job
     /// is enqueued on, else the framework's default; Dramatiq's is in milliseconds), when the
     /// task never extends the lock
-    /// (`.extend()`, `.reacquire()`, `auto_renewal=True`). A warning when nothing bounds the
+    /// (`.extend()`, `.reacquire()`, `auto_renewal=True`, or a project helper it hands the lock
+    /// to that extends it: `keep_alive(lock)`). A warning when nothing bounds the
     /// task's run, since then nothing proves the TTL long enough.
     ///
     /// A lock counts as taken in the task when the task takes it itself, through a decorator
