@@ -41,20 +41,25 @@ thread_local! {
     /// Set when [`Project::returned_path`] stopped at its recursion bound during the current
     /// [`Project::canonical`] computation.
     static CUT_SHORT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// How many [`Project::returned_path`] calls are under way on this thread.
-    static RETURN_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
     /// Hashes of the paths [`Project::canonical`] is expanding on this thread, outermost first.
     static CANONICALIZING: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
     /// The classes whose method resolution order is being worked out on this thread.
     static LINEARIZING: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// The calls [`Project::returned_path`] is following on this thread, outermost first.
+    /// The calls [`Project::returned_path`] is following on this thread, outermost first: their
+    /// number is its depth.
     static RETURNING: std::cell::RefCell<Vec<QPath>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// Canonical paths cut short by the bound of [`Project::returned_path`], by path and the
-    /// depth they were computed at: such a result is a function of both, and remembering it for
-    /// the current outermost computation keeps code whose methods return chains of their own
-    /// calls (`return self.m().m()`) from costing exponential time.
+    /// Canonical paths cut short by the bounds of [`Project::returned_path`], by path and the
+    /// depth they were computed at, for the current outermost [`Project::canonical`] only (a
+    /// cut result also depends on the calls under way): remembering them keeps code whose
+    /// methods return chains of their own calls (`return self.m().m()`) from costing
+    /// exponential time.
     static CUT_MEMO: std::cell::RefCell<HashMap<(QPath, u32), QPath>> =
         std::cell::RefCell::new(HashMap::default());
+}
+
+/// How many [`Project::returned_path`] calls are under way on this thread.
+fn return_depth() -> u32 {
+    RETURNING.with_borrow(|calls| u32::try_from(calls.len()).unwrap_or(u32::MAX))
 }
 
 thread_local! {
@@ -848,8 +853,12 @@ impl<'a> Project<'a> {
         // A result cut short by the recursion bound of `returned_path` depends on the depth it
         // was computed at: it is not remembered, so that the outcome never depends on the order
         // in which threads happen to ask.
-        let depth = RETURN_DEPTH.get();
-        let cut_before = CUT_MEMO.with_borrow(|memo| memo.get(&(path.clone(), depth)).cloned());
+        let depth = return_depth();
+        let cut_before = CUT_MEMO.with_borrow(|memo| {
+            (!memo.is_empty())
+                .then(|| memo.get(&(path.clone(), depth)).cloned())
+                .flatten()
+        });
         if let Some(result) = cut_before {
             CUT_SHORT.set(true);
             return Cow::Owned(result);
@@ -865,18 +874,25 @@ impl<'a> Project<'a> {
         let outer_cut = CUT_SHORT.replace(false);
         CANONICALIZING.with_borrow_mut(|paths| paths.push(hash));
         let result = self.canonical_uncached(path);
-        CANONICALIZING.with_borrow_mut(Vec::pop);
+        let outermost = CANONICALIZING.with_borrow_mut(|paths| {
+            paths.pop();
+            paths.is_empty()
+        });
         let cut = CUT_SHORT.replace(outer_cut || CUT_SHORT.get());
         if !cut {
             shard
                 .write()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .insert(path.clone(), result.clone());
-        } else if depth == 0 {
-            // The outermost computation is done: what it cut short is not needed again.
-            CUT_MEMO.with_borrow_mut(HashMap::clear);
-        } else {
+        } else if !outermost {
             CUT_MEMO.with_borrow_mut(|memo| memo.insert((path.clone(), depth), result.clone()));
+        }
+        if outermost {
+            CUT_MEMO.with_borrow_mut(|memo| {
+                if !memo.is_empty() {
+                    memo.clear();
+                }
+            });
         }
         Cow::Owned(result)
     }
@@ -1204,19 +1220,16 @@ impl<'a> Project<'a> {
         // Functions returning each other's calls would recurse through `canonical`: bound it.
         // A call already being followed on this thread (`def m(self): return self.m().m()`)
         // returns nothing new, and paths grown beyond any real code's are not followed.
-        let depth = RETURN_DEPTH.get();
-        if depth > MAX_RETURN_DEPTH
+        if return_depth() > MAX_RETURN_DEPTH
             || call.0.len() > MAX_PATH_LEN
             || RETURNING.with_borrow(|calls| calls.contains(call))
         {
             CUT_SHORT.set(true);
             return None;
         }
-        RETURN_DEPTH.set(depth + 1);
         RETURNING.with_borrow_mut(|calls| calls.push(call.clone()));
         let result = self.returned_path_inner(call);
         RETURNING.with_borrow_mut(Vec::pop);
-        RETURN_DEPTH.set(depth);
         result
     }
 
