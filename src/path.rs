@@ -26,6 +26,40 @@ pub fn is_identifier(name: &str) -> bool {
         && name.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
+/// The words of an identifier, split at `_`, `.`, digits and lower-to-upper case changes:
+/// `report_lock` → `report`, `lock`; `fileLock` → `file`, `Lock`; `LOCK` → `LOCK`.
+pub fn identifier_words(name: &str) -> impl Iterator<Item = &str> {
+    let bytes = name.as_bytes();
+    let mut start = 0;
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at <= bytes.len() {
+            let i = at;
+            at += 1;
+            let boundary = i == bytes.len()
+                || !bytes[i].is_ascii_alphabetic()
+                || (i > start
+                    && bytes[i].is_ascii_uppercase()
+                    && bytes[i - 1].is_ascii_lowercase());
+            if !boundary {
+                continue;
+            }
+            // Non-ASCII letters end a word too: nothing here splits a character.
+            let word = name.get(start..i).unwrap_or_default();
+            // A separator is not part of the next word; an upper-case letter starts it.
+            start = if i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+                i
+            } else {
+                i + 1
+            };
+            if !word.is_empty() {
+                return Some(word);
+            }
+        }
+        None
+    })
+}
+
 /// `head.tail`, allocated once at its size: qualified names are built for every function, class
 /// and import, and `format!` costs several times as much (its machinery and a regrowth).
 pub fn dotted_join(head: &str, tail: &str) -> String {
@@ -304,6 +338,17 @@ pub fn glob_match(glob: &str, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn identifier_words_split_at_separators_and_case_changes() {
+        let words = |name| identifier_words(name).collect::<Vec<_>>();
+        assert_eq!(words("report_lock"), ["report", "lock"]);
+        assert_eq!(words("fileLock"), ["file", "Lock"]);
+        assert_eq!(words("self.LOCK2x"), ["self", "LOCK", "x"]);
+        assert_eq!(words("__block__"), ["block"]);
+        assert_eq!(words("zéroLock"), ["z", "ro", "Lock"]);
+        assert!(words("").is_empty());
+    }
 
     fn path(segs: &[(&str, Call)]) -> QPath {
         QPath(

@@ -1195,18 +1195,26 @@ struct RawLockHelpers {
 pub struct LockExtension {
     pub methods: Vec<String>,
     pub keywords: Vec<String>,
-    /// An extension on a receiver of unknown type counts when its name holds one of these.
+    /// An extension on a receiver of unknown type counts when a word of its name ends with one
+    /// of these (`lock`, `report_lock`, `reportLock`, `redlock`)...
     pub receiver_words: Vec<String>,
+    /// ...unless the word is one of these (`block`, `clock`): ordinary words ending the same.
+    #[serde(default)]
+    pub receiver_not_words: Vec<String>,
 }
 
 impl LockExtension {
-    /// Whether a name holds one of [`LockExtension::receiver_words`], in any case
-    /// (`lock`, `report_lock`, `LOCK`).
+    /// Whether a name is a lock's by its words (`lock`, `report_lock`, `LOCK`, `fileLock`),
+    /// not by letters inside another word (`block`, `clock_skew`).
     pub fn names_lock(&self, name: &str) -> bool {
-        self.receiver_words.iter().any(|word| {
-            name.as_bytes()
-                .windows(word.len())
-                .any(|window| window.eq_ignore_ascii_case(word.as_bytes()))
+        crate::path::identifier_words(name).any(|word| {
+            self.receiver_words.iter().any(|w| {
+                word.len() >= w.len()
+                    && word.as_bytes()[word.len() - w.len()..].eq_ignore_ascii_case(w.as_bytes())
+            }) && !self
+                .receiver_not_words
+                .iter()
+                .any(|not| not.eq_ignore_ascii_case(word))
         })
     }
 }

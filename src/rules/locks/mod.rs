@@ -251,12 +251,9 @@ pub fn extends_lock(project: &Project, task: &TaskView, lock: &LockUse) -> bool 
                     !matches!(lock.via, Via::Task)
                         || lock.call.path.as_ref().is_none_or(|path| *path == prefix)
                 }
-                None => {
-                    let receiver = call.receiver_lowercase();
-                    spec.receiver_words
-                        .iter()
-                        .any(|w| receiver.contains(w.as_str()))
-                }
+                None => call
+                    .receiver
+                    .is_some_and(|receiver| spec.names_lock(receiver.as_str())),
             }
         })
 }
