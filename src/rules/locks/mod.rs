@@ -11,6 +11,7 @@ use crate::facts::{
     BlockKind, CallSite, Decorator, EventKind, Function, Param, ParamDefault, Value,
 };
 use crate::i18n::{Lang, tr};
+use crate::path::{Call, QPath, Seg, Sym};
 use crate::project::{FuncId, Hop, Project};
 use crate::rules::{Argument, TaskView, argument_for};
 
@@ -36,20 +37,30 @@ pub enum Via<'a> {
     Decorator(&'a Decorator, &'a [Param]),
     /// In a project function the task calls, which returns the lock or is a context manager
     /// holding it around its `yield` (`with task_lock(name):`): the function and the task's
-    /// call of it.
-    Helper { helper: FuncId, call: Hop },
+    /// call of it. A project class entered by a `with` (`with RedisLock(name):`) is one too:
+    /// `helper` is its `__enter__`, `init` the `__init__` that the task's call of the class
+    /// gives arguments to (`self.ttl` in `__enter__` is `__init__`'s `ttl`).
+    Helper {
+        helper: FuncId,
+        init: Option<FuncId>,
+        call: Hop,
+    },
 }
 
 impl LockUse<'_> {
     /// The lock's API as messages name it: a helper's lock says which helper takes it.
     pub fn api_text(&self, project: &Project, lang: Lang) -> String {
         match self.via {
-            Via::Helper { helper, .. } => tr!(
-                lang,
-                "lock.helper",
-                api = self.api.api,
-                helper = project.function(helper).map_or("", |f| f.name())
-            ),
+            Via::Helper { helper, .. } => {
+                let helper = project.function(helper).map_or("", |f| match f.name() {
+                    // A class's `__enter__`: the class the task enters.
+                    "__enter__" | "__aenter__" => {
+                        f.qualname.rsplit('.').nth(1).unwrap_or_else(|| f.name())
+                    }
+                    name => name,
+                });
+                tr!(lang, "lock.helper", api = self.api.api, helper = helper)
+            }
             Via::Task | Via::Decorator(..) => self.api.api.clone(),
         }
     }
@@ -109,21 +120,27 @@ fn helper_locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>
             continue;
         };
         let Some(path) = &call.path else { continue };
-        let Some(helper) = project
-            .resolve_function(&project.canonical(path), Some(task.id))
+        let canonical = project.canonical(path);
+        // Reported at the call, or at the `with` entering the class's instance.
+        let (helper, init, entered) = match project
+            .resolve_function(&canonical, Some(task.id))
             .filter(|&id| id != task.id)
-        else {
-            continue;
+        {
+            Some(helper) => (helper, None, None),
+            None => match entered_class(project, task, call, &canonical) {
+                Some((enter, init, at)) => (enter, init, Some(at)),
+                None => continue,
+            },
         };
         let Some(function) = project.function(helper) else {
             continue;
         };
-        let context_manager = function.decorators.iter().any(|decorator| {
-            decorator
-                .path
-                .as_ref()
-                .is_some_and(|path| project.catalog.is_context_manager(&project.canonical(path)))
-        });
+        let context_manager = entered.is_some()
+            || function.decorators.iter().any(|decorator| {
+                decorator.path.as_ref().is_some_and(|path| {
+                    project.catalog.is_context_manager(&project.canonical(path))
+                })
+            });
         for (lock, api) in lock_calls(project, &[function]) {
             if !context_manager && !function.returns().iter().any(|v| is_result_of(v, lock)) {
                 continue;
@@ -132,9 +149,10 @@ fn helper_locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>
                 call: lock,
                 api,
                 file: task.id.file,
-                at: call.range,
+                at: entered.unwrap_or(call.range),
                 via: Via::Helper {
                     helper,
+                    init,
                     call: Hop {
                         func: task.id,
                         event: index as u32,
@@ -144,6 +162,46 @@ fn helper_locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>
         }
     }
     found
+}
+
+/// `with RedisLock(name):` (or `lock = RedisLock(name)` and `with lock:`): a call of a project
+/// class that the task enters in a `with`, and whose `__enter__` (or `__aenter__`) is in the
+/// project: that method, and the `__init__` the call gives its arguments to, when the project
+/// has one.
+fn entered_class(
+    project: &Project,
+    task: &TaskView,
+    call: &CallSite,
+    constructor: &QPath,
+) -> Option<(FuncId, Option<FuncId>, TextRange)> {
+    if !constructor.is_call() {
+        return None;
+    }
+    // The `with` item entering it: the call itself, else a name holding its result.
+    let items = || {
+        task.function
+            .blocks()
+            .iter()
+            .flat_map(|block| match &block.kind {
+                BlockKind::With { items } => items.as_slice(),
+                _ => &[],
+            })
+    };
+    let entered = items().find(|item| item.range == call.range).or_else(|| {
+        items().find(|item| {
+            (item.path.as_ref()).is_some_and(|p| *project.canonical(p) == *constructor)
+        })
+    })?;
+    let method = |name: &str| {
+        let mut segs = constructor.segs().to_vec();
+        segs.push(Seg {
+            name: Sym::new(name),
+            call: Call::No,
+        });
+        project.resolve_function(&QPath(segs), Some(task.id))
+    };
+    let enter = method("__enter__").or_else(|| method("__aenter__"))?;
+    Some((enter, method("__init__"), entered.range))
 }
 
 /// Whether a returned value is the result of `call` (`return cache.lock(...)`, or a local
@@ -455,8 +513,8 @@ pub fn ttl_seconds<'c>(
                 }
                 // In a helper, the TTL may be one of its parameters: the task's argument for
                 // it, or its default.
-                (Via::Helper { helper, call }, _) => {
-                    match argument_for(project, helper, call, value) {
+                (Via::Helper { helper, init, call }, _) => {
+                    match argument_for(project, init.unwrap_or(helper), call, value) {
                         Argument::Given(argument) => argument,
                         Argument::Omitted(ParamDefault::Int(seconds)) => {
                             return Ok(Some((unit.seconds(i64::from(seconds)), value.range)));

@@ -18,10 +18,12 @@ declare_rule! {
     ///
     /// A lock counts as taken in the task when the task takes it itself, through a decorator
     /// of the project applied to it, or through a project function that hands it out (one
-    /// returning the lock, or a context manager holding it: `with task_lock(name):`); the
-    /// last two are reported at the decorator or at the task's call. A TTL that is one of the
-    /// decorator's or the helper's parameters is the argument given for it, else its default
-    /// (`def single_instance(name, ttl=30)` applied as `@single_instance("sync")`: 30 s).
+    /// returning the lock, a context manager holding it: `with task_lock(name):`, or a class
+    /// whose `__enter__` takes it: `with RedisLock(name):`); the last two are reported at the
+    /// decorator, at the task's call, or at the `with` entering the class's instance. A TTL that
+    /// is one of the decorator's or the helper's parameters is the argument given for it, else
+    /// its default (`def single_instance(name, ttl=30)` applied as `@single_instance("sync")`:
+    /// 30 s); in a class, `self.ttl` set from `__init__`'s `ttl` is the constructor's argument.
     ///
     /// ## Why it matters on a second run
     /// The lock expires while the first run is still working. A redelivered or duplicate message
