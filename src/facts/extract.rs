@@ -2694,6 +2694,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                     (&left.lit, &right.lit, bin.op)
                 {
                     value.lit = Lit::Str(format!("{a}{b}").into());
+                } else if let (Lit::Seq(a), Lit::Seq(b), Operator::Add) =
+                    (&left.lit, &right.lit, bin.op)
+                {
+                    // `COMMON_FUNCTIONS + [email_statement]`: both lists' items.
+                    let mut items: Vec<Value> =
+                        a.iter().chain(b).take(MAX_ITEMS).cloned().collect();
+                    items.shrink_to_fit();
+                    value.lit = Lit::Seq(items);
                 } else if let (Lit::Str(a) | Lit::Prefix(a), Operator::Add | Operator::Mod) =
                     (&left.lit, bin.op)
                 {
@@ -2822,7 +2830,15 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::List(ast::ExprList { elts, .. })
             | Expr::Tuple(ast::ExprTuple { elts, .. })
             | Expr::Set(ast::ExprSet { elts, .. }) => {
-                let mut items: Vec<Value> = elts.iter().map(|e| self.expr(e, block)).collect();
+                let mut items: Vec<Value> = Vec::with_capacity(elts.len());
+                for elt in elts {
+                    let item = self.expr(elt, block);
+                    // `[*SHARED, ping]`: the items of a known sequence, in its place.
+                    match (elt, item.lit) {
+                        (Expr::Starred(_), Lit::Seq(inner)) => items.extend(inner),
+                        (_, lit) => items.push(Value { lit, ..item }),
+                    }
+                }
                 let mut taint = ThinVec::new();
                 for item in &items {
                     merge_taint(&mut taint, &item.taint);
@@ -3700,14 +3716,21 @@ impl<'e, 'c> Walker<'e, 'c> {
             path
         });
 
+        // A class body's calls keep their arguments, as does a registry item in a module's
+        // constant (`FUNCTIONS = [func(deliver, max_tries=10)]`, listed by `WorkerSettings`).
+        let keep_args = self.class_body
+            || (self.is_module
+                && path
+                    .as_ref()
+                    .is_some_and(|p| self.ex.catalog.registry.wrappers.find(p).is_some()));
         let mut value = Value {
             path: path.clone(),
-            first_arg: if self.class_body {
+            first_arg: if keep_args {
                 args.first().map(|a| Box::new(literal_only(a)))
             } else {
                 None
             },
-            call: self.class_body.then(|| {
+            call: keep_args.then(|| {
                 Box::new(CallArgs {
                     args: args.iter().map(literal_only).collect(),
                     keywords: keywords
