@@ -3145,13 +3145,13 @@ impl<'a> Project<'a> {
             return None;
         }
         // A class of a known library is not an unknown object: its effects are in the catalog.
-        if canonical.0.first().is_some_and(|head| {
-            self.catalog
-                .heuristics
-                .known_libraries
-                .iter()
-                .any(|l| l == head.name.as_str())
-        }) {
+        // An object it hands out from the project's configuration is (`settings.GATEWAY`).
+        if canonical
+            .0
+            .first()
+            .is_some_and(|head| h.known_libraries.iter().any(|l| l == head.name.as_str()))
+            && !h.configured_objects.iter().any(|p| p.matches(canonical))
+        {
             return None;
         }
         let written = call.path.as_ref();

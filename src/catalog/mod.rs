@@ -346,6 +346,9 @@ impl<T: Copy> PatternSet<T> {
 #[derive(Debug)]
 pub struct Heuristics {
     pub known_libraries: Vec<String>,
+    /// Values a known library hands out that are the project's own objects, of any class
+    /// (`settings.PAYMENT_GATEWAY`, `import_string(path)()`): unknown objects all the same.
+    pub configured_objects: Vec<Pattern>,
     pub strong_verbs: Vec<String>,
     pub weak_verbs: Vec<String>,
     pub domain_words: Vec<String>,
@@ -1261,6 +1264,8 @@ struct RawEffect {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct RawHeuristics {
     known_libraries: Vec<String>,
+    #[serde(default)]
+    configured_objects: Vec<String>,
     strong_verbs: Vec<String>,
     weak_verbs: Vec<String>,
     domain_words: Vec<String>,
@@ -1666,6 +1671,11 @@ impl Catalog {
             effects,
             heuristics: Heuristics {
                 known_libraries: h.known_libraries,
+                configured_objects: h
+                    .configured_objects
+                    .iter()
+                    .map(|p| Pattern::parse(p))
+                    .collect(),
                 strong_verbs: h.strong_verbs,
                 weak_verbs: h.weak_verbs,
                 domain_words: h.domain_words,
