@@ -998,10 +998,13 @@ impl<'a> Project<'a> {
             } else {
                 None
             };
-            let Some(replacement) = replacement else {
-                break;
+            let next = match replacement {
+                Some(replacement) => replacement.join(rest),
+                None => match self.package_rebinding(&path, at) {
+                    Some(rebound) => rebound.join(&path.0[at..]),
+                    None => break,
+                },
             };
-            let next = replacement.join(rest);
             if next == path {
                 break;
             }
@@ -1480,6 +1483,23 @@ impl<'a> Project<'a> {
         let qualname = dotted_join(&facts.module, name);
         self.functions.contains_key(qualname.as_str())
             || self.classes.contains_key(qualname.as_str())
+    }
+
+    /// `config.celery_app.task` where the submodule `config.celery_app` binds no `task` and
+    /// `config/__init__.py` rebinds the name (`from .celery_app import app as celery_app`): the
+    /// package's binding replaces its submodule of the same name, as Python's import does, so
+    /// `from config import celery_app` is the app. What the package's import names, when the
+    /// submodule (the segments before `at`) has no binding of the name at `at`.
+    fn package_rebinding(&self, path: &QPath, at: usize) -> Option<QPath> {
+        let (submodule, parent) = path.0.get(..at)?.split_last()?;
+        if parent.is_empty() || parent.iter().any(|seg| seg.call != Call::No) {
+            return None;
+        }
+        let parent = QPath(parent.to_vec()).dotted();
+        let package = self.facts(*self.modules.get(parent.as_str())?)?;
+        let target = package.imports.get(submodule.name.as_str())?;
+        (*target != dotted_join(&parent, submodule.name.as_str()))
+            .then(|| QPath::from_dotted(target))
     }
 
     /// The module a `from m import *` of `facts` takes `name` from: a project module that binds
