@@ -270,10 +270,11 @@ impl CelerySettings {
             // loads (its `config_from_object` may be outside the checked files).
             let is_django_settings = (!sources.namespaces.is_empty()
                 || (sources.modules.is_empty() && sources.classes.is_empty()))
-                && facts
+                && (facts
                     .module
                     .split('.')
-                    .any(|part| part.contains("settings"));
+                    .any(|part| part.contains("settings"))
+                    || sources.django_modules.contains(&facts.module));
             let is_celeryconfig = sources.modules.contains(&facts.module) || last == "celeryconfig";
             if is_celeryconfig {
                 // `from celeryconfig_base import *`: the base's settings, which this module's
@@ -633,6 +634,7 @@ const DJANGO_SETTINGS: &str = "django.conf";
 
 /// The app method that loads settings from a module or class.
 const CONFIG_FROM_OBJECT: &str = "config_from_object";
+const DJANGO_SETTINGS_MODULE: &str = "DJANGO_SETTINGS_MODULE";
 
 /// The keyword of `Celery(...)` that does what `config_from_object` does.
 const CONFIG_SOURCE: &str = "config_source";
@@ -681,6 +683,9 @@ struct Sources {
     guessed: bool,
     /// The files that say where settings come from (the app's module).
     files: Vec<u32>,
+    /// Django settings modules named by `os.environ.setdefault("DJANGO_SETTINGS_MODULE", m)`
+    /// (or `os.environ["DJANGO_SETTINGS_MODULE"] = m`), whatever their names.
+    django_modules: Vec<String>,
 }
 
 impl Sources {
@@ -691,15 +696,23 @@ impl Sources {
                 continue;
             };
             for function in &facts.functions {
-                if !function
-                    .calls_named(|name| name == CONFIG_FROM_OBJECT || name == CELERY_APP_CLASS)
-                {
+                if !function.calls_named(|name| {
+                    name == CONFIG_FROM_OBJECT || name == CELERY_APP_CLASS || name == "setdefault"
+                }) {
                     continue;
                 }
                 for event in function.events() {
                     let EventKind::Call(call) = &event.kind else {
                         continue;
                     };
+                    if call.method.as_str() == "setdefault"
+                        && let [name, module] = call.args()
+                        && name.as_str() == Some(DJANGO_SETTINGS_MODULE)
+                        && let Some(module) = module.as_str()
+                    {
+                        sources.django_modules.push(module.to_string());
+                        continue;
+                    }
                     // `app.config_from_object(source)`, `Celery(..., config_source=source)`.
                     let source = if call.method.as_str() == CONFIG_FROM_OBJECT {
                         call.args().first()
