@@ -2192,10 +2192,15 @@ impl<'e, 'c> Walker<'e, 'c> {
                         });
                     }
                 }
-                let on_attribute = matches!(
-                    left,
-                    Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)
-                );
+                // Not a builtin's answer (`if len(recipients) == 0: return`, `if abs(diff) >
+                // 0.005: raise`): nothing to do, or invalid input, not work already done.
+                let builtin = matches!(left, Expr::Call(call)
+                    if matches!(&*call.func, Expr::Name(name) if self.is_builtin_call(name.id.as_str())));
+                let on_attribute = !builtin
+                    && matches!(
+                        left,
+                        Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)
+                    );
                 // `if x.priority > 1: return`, `if x.refunded >= x.total: return`: an ordering
                 // of a field is a done-check only when the function later writes that field,
                 // as `!=` below; otherwise it tests a precondition.
