@@ -2196,11 +2196,17 @@ impl<'e, 'c> Walker<'e, 'c> {
                 // 0.005: raise`): nothing to do, or invalid input, not work already done.
                 let builtin = matches!(left, Expr::Call(call)
                     if matches!(&*call.func, Expr::Name(name) if self.is_builtin_call(name.id.as_str())));
+                // `status = reminder.status`, then `if status == Status.SENT: return`: the field.
+                let alias = match left {
+                    Expr::Name(name) => self.aliased_field(name.id.as_str()),
+                    _ => None,
+                };
                 let on_attribute = !builtin
-                    && matches!(
-                        left,
-                        Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)
-                    );
+                    && (alias.is_some()
+                        || matches!(
+                            left,
+                            Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)
+                        ));
                 // `if x.priority > 1: return`, `if x.refunded >= x.total: return`: an ordering
                 // of a field is a done-check only when the function later writes that field,
                 // as `!=` below; otherwise it tests a precondition.
@@ -2208,17 +2214,17 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .ops
                     .iter()
                     .all(|op| matches!(op, CmpOp::Gt | CmpOp::GtE | CmpOp::Lt | CmpOp::LtE));
-                if ordering && let Expr::Attribute(attr) = left {
+                let field = match left {
+                    Expr::Attribute(attr) => Some(Sym::new(attr.attr.as_str())),
+                    _ => alias,
+                };
+                if ordering && let Some(field) = field {
                     return Some(GuardTest::StateNot {
-                        field: Sym::new(attr.attr.as_str()),
+                        field,
                         on_path: false,
                     });
                 }
                 if positive && !is_none_check && on_attribute {
-                    let field = match left {
-                        Expr::Attribute(attr) => Some(Sym::new(attr.attr.as_str())),
-                        _ => None,
-                    };
                     return Some(GuardTest::DoneCheck { field });
                 }
                 // `if x.status != "pending": return`: a state machine when the function later
@@ -2227,9 +2233,9 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .ops
                     .iter()
                     .all(|op| matches!(op, CmpOp::NotEq | CmpOp::NotIn));
-                match left {
-                    Expr::Attribute(attr) if negative => Some(GuardTest::StateNot {
-                        field: Sym::new(attr.attr.as_str()),
+                match field {
+                    Some(field) if negative => Some(GuardTest::StateNot {
+                        field,
                         on_path: false,
                     }),
                     _ => None,
@@ -2287,6 +2293,18 @@ impl<'e, 'c> Walker<'e, 'c> {
             _ => return None,
         };
         Some(GuardTest::Helper { path, negated })
+    }
+
+    /// The field a local holds a copy of (`status = reminder.status`): a test of the local is
+    /// a test of that field.
+    fn aliased_field(&self, name: &str) -> Option<Sym> {
+        let local = self.lookup_local(name)?;
+        if local.flags & (Value::CREATED | Value::MARKER | Value::CLAIM | Value::PARAM) != 0 {
+            return None;
+        }
+        let segs = local.path.as_ref()?.segs();
+        let last = segs.last()?;
+        (segs.len() >= 2 && last.call == Call::No).then_some(last.name)
     }
 
     /// The state a row held in `name` was selected by, as a guard on that field: decided like
