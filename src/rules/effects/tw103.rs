@@ -221,14 +221,42 @@ fn claimed_before(project: &Project, hop: Hop) -> bool {
                     written_fields(project, hop.func, w).is_none_or(|set| set.contains(&field))
                 })
             };
+            // SQLAlchemy's unit of work: `row.sent = True` inside the guard's `with
+            // session.begin():` is written when the block commits, before an effect after it.
+            let flushed = |event: &crate::facts::Event| {
+                let (EventKind::AttrAssign(assign), Some(field), Some(tx)) =
+                    (&event.kind, tested, tx)
+                else {
+                    return false;
+                };
+                assign.attr == field
+                    && assign.key.is_none()
+                    && tx != crate::project::FUNCTION_TRANSACTION
+                    && function.block_within(event.block, tx)
+                    && !function.block_within(target, tx)
+                    && begins_session(function, tx)
+            };
             // The guard must stand over the effect: `if not x.sms_sent:` guards its own body,
             // not the next step's effect after it.
             crate::project::guard_covers(function, guard.block, target)
                 && (g + 1..effect).any(|w| {
                     let event = &function.events()[w];
-                    in_tx(event.block) && writes_done_state(project, hop.func, w) && claims(w)
+                    (in_tx(event.block) && writes_done_state(project, hop.func, w) && claims(w))
+                        || flushed(event)
                 })
         })
+}
+
+/// Whether the block `tx` of `function` is a `with` over a session's `begin()` (`with
+/// session.begin():`, `async with Session() as session, session.begin():`), whose commit at
+/// the block's end writes the rows' changed attributes.
+fn begins_session(function: &crate::facts::Function, tx: u32) -> bool {
+    function.blocks().get(tx as usize).is_some_and(|block| {
+        matches!(&block.kind, crate::facts::BlockKind::With { items }
+        if items.iter().any(|item| {
+            item.path.as_ref().and_then(|p| p.last_name()).is_some_and(|m| m == "begin")
+        }))
+    })
 }
 
 /// The fields the ORM write at `index` of `func` sets, when the call names them all
