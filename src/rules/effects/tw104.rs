@@ -4,7 +4,8 @@ use crate::catalog::Orm;
 use crate::diagnostic::{Edit, Fix};
 use crate::facts::{CallSite, EventKind};
 use crate::i18n::{Lang, tr};
-use crate::path::{Call, Sym};
+use crate::path::{Call, QPath, Seg, Sym};
+use crate::project::Project;
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
@@ -84,7 +85,13 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             continue;
         };
         let orm = &checker.project.catalog.orm;
-        if !loaded_from_database(call, orm) {
+        // Loaded in the task, or by a project helper it calls (`rental = get_rental(pk)`
+        // returning `Rental.objects.get(pk=pk)`): what the helper returns is in the path.
+        let loaded = call.path.as_ref().is_some_and(|path| {
+            let receiver = &path.0[..path.0.len().saturating_sub(1)];
+            loads(receiver, orm) || loaded_by_helper(checker.project, task, receiver)
+        });
+        if !loaded {
             continue;
         }
         // The object's own save: not a member's (`invoice.pdf.save(name, content)` is a
@@ -173,15 +180,37 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     }
 }
 
-fn loaded_from_database(call: &CallSite, orm: &Orm) -> bool {
-    let Some(path) = &call.path else { return false };
-    let receiver = &path.0[..path.0.len().saturating_sub(1)];
-    receiver
-        .iter()
+/// Whether a value's path is a row the ORM loaded (`Model.objects.get(...)`,
+/// `.filter(...).first()`), not one it created.
+fn loads(path: &[Seg], orm: &Orm) -> bool {
+    path.iter()
         .any(|seg| seg.call != Call::No && orm.loaders.iter().any(|l| l == seg.name.as_str()))
-        && !receiver
+        && !path
             .iter()
             .any(|seg| seg.call != Call::No && orm.create_methods.has(seg.name.as_str()))
+}
+
+/// `rental = get_rental(pk)`: a project function the task calls whose every return is a row it
+/// loads (`return Rental.objects.get(pk=pk)`).
+fn loaded_by_helper(project: &Project, task: &TaskView, receiver: &[Seg]) -> bool {
+    if receiver.last().is_none_or(|seg| seg.call == Call::No) {
+        return false;
+    }
+    let call = QPath(receiver.to_vec());
+    let Some(helper) = project
+        .resolve_function(&project.canonical(&call), Some(task.id))
+        .and_then(|id| project.function(id))
+    else {
+        return false;
+    };
+    let returns = helper.returns();
+    !returns.is_empty()
+        && returns.iter().all(|value| {
+            value
+                .path
+                .as_ref()
+                .is_some_and(|p| loads(&p.0, &project.catalog.orm))
+        })
 }
 
 /// Inserts `update_fields=[...]` before the closing parenthesis of the call, or puts the list
