@@ -11,7 +11,8 @@ use crate::rules::{Checker, TaskView, declare_rule};
 declare_rule! {
     /// ## What it does
     /// Reports `obj.save()` without `update_fields` after an effect, in a task that loaded `obj`
-    /// from the database (with `get()`, `first()`... or by iterating a queryset), unless the
+    /// from the database (with `get()`, `first()`... or by iterating a queryset, itself or
+    /// through a project function that returns the row: `rental = get_rental(pk)`), unless the
     /// task read it again (`obj.refresh_from_db()`) after the last effect before the save.
     /// Only the object's own save: a member's (`invoice.pdf.save(name, content, save=False)`,
     /// a file field's) writes no row.
