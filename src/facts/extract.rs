@@ -1563,8 +1563,15 @@ impl<'e, 'c> Walker<'e, 'c> {
                 let Expr::StringLiteral(key) = &*sub.slice else {
                     // `headers[KEY_HEADER] = key`: an entry under a name not known here.
                     if let Expr::Name(local) = &*sub.value {
-                        let key = self.pure(&sub.slice).as_str().map(Sym::new);
-                        self.set_entry(local.id.as_str(), key, value);
+                        let slice = self.pure(&sub.slice);
+                        match slice.as_int() {
+                            // `retry_args[1] = [...]`: an item of a list.
+                            Some(index) => self.set_item(local.id.as_str(), index, value),
+                            None => {
+                                let key = slice.as_str().map(Sym::new);
+                                self.set_entry(local.id.as_str(), key, value);
+                            }
+                        }
                         self.param_changed(local.id.as_str());
                     }
                     return;
@@ -1855,6 +1862,36 @@ impl<'e, 'c> Walker<'e, 'c> {
                 ..Value::default()
             };
             self.ex.module_vars.insert(name.to_string(), spread);
+        }
+    }
+
+    /// `items[index] = value` on a local list: the item replaced when the list is known, else
+    /// the list marked as changed from what it was made from (`args = list(self.request.args)`
+    /// then `args[1] = ...` is no longer the task's arguments).
+    fn set_item(&mut self, local: &str, index: i64, value: &Value) {
+        if self.is_module {
+            return;
+        }
+        let Some(held) = self.locals.get_mut(&Sym::new(local)) else {
+            return;
+        };
+        match &mut held.lit {
+            Lit::Seq(items) => {
+                let at = usize::try_from(index).ok().or_else(|| {
+                    items
+                        .len()
+                        .checked_sub(usize::try_from(index.unsigned_abs()).ok()?)
+                });
+                match at.and_then(|at| items.get_mut(at)) {
+                    Some(item) => {
+                        *item = value.clone();
+                        item.name = None;
+                    }
+                    None => held.flags |= Value::UPDATED,
+                }
+            }
+            Lit::Dict(_) => {}
+            _ => held.flags |= Value::UPDATED,
         }
     }
 

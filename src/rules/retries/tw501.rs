@@ -22,7 +22,8 @@ declare_rule! {
     /// is a changed argument under its old name; a default filled in (`currency or "EUR"`)
     /// is not, since every run fills in the same. A copy of the arguments changed before the
     /// call (`kwargs = dict(self.request.kwargs)`, then `kwargs["region"] = ...`) passes the
-    /// changed entry.
+    /// changed entry; so does a list of them changed by index (`args = list(self.request.args)`,
+    /// then `args[1] = ...`).
     ///
     /// ## Why it matters on a second run
     /// Keys computed from the arguments drift between attempts: the attempt that timed out but
@@ -307,7 +308,9 @@ fn changed_arguments(
 ) -> Option<String> {
     if let Some(args) = args {
         let Lit::Seq(items) = &args.lit else {
-            return None;
+            // `args = list(self.request.args)`, then `args[1] = ...`: a changed copy.
+            return (args.flags & Value::UPDATED != 0)
+                .then(|| lang.text("tw501.changed_copy").to_string());
         };
         for (i, item) in items.iter().enumerate() {
             let expected = params.get(i).copied();
