@@ -4,7 +4,9 @@ pub mod tw202;
 
 use std::borrow::Cow;
 
-use crate::facts::{EventKind, Value};
+use ruff_text_size::TextRange;
+
+use crate::facts::{EventKind, GuardTest, Value};
 use crate::i18n::{Lang, tr};
 use crate::project::{FuncId, KeyStatus, Project, Summary};
 use crate::rules::TaskView;
@@ -39,10 +41,39 @@ pub fn key_uses<'a>(project: &Project, task: &'a TaskView, lang: Lang) -> Vec<Ke
             });
         }
     }
+    // De-duplication rows: the lookup of `get_or_create` behind `if not created: return`, the
+    // insert behind `except IntegrityError: return`.
+    let markers: Vec<TextRange> = task
+        .function
+        .events()
+        .iter()
+        .filter_map(|event| match &event.kind {
+            EventKind::Guard(guard) => match &guard.test {
+                GuardTest::NotCreated { marker, .. } => Some(*marker),
+                GuardTest::Integrity { inserts } => {
+                    project.integrity_marker(task.function, inserts)
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
     for event in task.function.events() {
         let EventKind::Call(call) = &event.kind else {
             continue;
         };
+        if markers.contains(&call.range) {
+            for (name, value) in call.keywords() {
+                if !matches!(name.as_str(), "defaults" | "create_defaults") {
+                    uses.push(KeyUse {
+                        value: Cow::Borrowed(value),
+                        func: task.id,
+                        what: tr!(lang, "keys.lock", call = crate::project::call_label(call)),
+                    });
+                }
+            }
+            continue;
+        }
         let Some(path) = &call.path else { continue };
         let Some(lock) = project.catalog.lock(&project.canonical(path), call) else {
             continue;

@@ -10,7 +10,9 @@ declare_rule! {
     /// ## What it does
     /// Reports a nondeterministic source (`uuid4()`, `time.time()`, `datetime.now()`,
     /// `random`, `secrets`) inside a task whose value flows into an idempotency key, a lock name
-    /// or a de-duplication key — through assignments, f-strings, `str()`, `format`, `%`, `+`,
+    /// or a de-duplication key (a marker's key, or the lookup of a marker row: `get_or_create`
+    /// behind `if not created: return`, an insert behind `except IntegrityError: return`) —
+    /// through assignments, f-strings, `str()`, `format`, `%`, `+`,
     /// `join`, `hashlib` digests, a dict union (`auth() | {"Idempotency-Key": k}`) or a project
     /// helper that returns it (a lambda bound to a name, `new_key = lambda: uuid4().hex`, in
     /// the module or in the task, is one), a parameter's default evaluated at import
