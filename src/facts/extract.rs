@@ -2238,7 +2238,17 @@ impl<'e, 'c> Walker<'e, 'c> {
                     Expr::Name(name) => self.aliased_field(name.id.as_str()),
                     _ => None,
                 };
+                // `if device.user_id in muted_by: continue`, with `muted_by` a collection the
+                // function computed: a filter of the items, not a state that says done. (A
+                // literal or constant collection of states, `in DONE_STATES`, is one.)
+                let filter = compare.ops.iter().any(|op| matches!(op, CmpOp::In))
+                    && compare.comparators.iter().any(|c| {
+                        matches!(c, Expr::Name(name)
+                            if self.locals.contains_key(&Sym::new(name.id.as_str()))
+                                && !matches!(self.pure(c).lit, Lit::Seq(_)))
+                    });
                 let on_attribute = !builtin
+                    && !filter
                     && (alias.is_some()
                         || matches!(
                             left,
