@@ -696,23 +696,31 @@ impl Sources {
                 continue;
             };
             for function in &facts.functions {
-                if !function.calls_named(|name| {
-                    name == CONFIG_FROM_OBJECT || name == CELERY_APP_CLASS || name == "setdefault"
-                }) {
+                // `os.environ.setdefault("DJANGO_SETTINGS_MODULE", "proj.conf.prod")`. Bodies
+                // are read without keeping them decoded: `dict.setdefault` is common.
+                if function.calls_named(|name| name == "setdefault") {
+                    function.peek(|body| {
+                        for event in &body.events {
+                            if let EventKind::Call(call) = &event.kind
+                                && call.method.as_str() == "setdefault"
+                                && let [name, module] = call.args()
+                                && name.as_str() == Some(DJANGO_SETTINGS_MODULE)
+                                && let Some(module) = module.as_str()
+                            {
+                                sources.django_modules.push(module.to_string());
+                            }
+                        }
+                    });
+                }
+                if !function
+                    .calls_named(|name| name == CONFIG_FROM_OBJECT || name == CELERY_APP_CLASS)
+                {
                     continue;
                 }
                 for event in function.events() {
                     let EventKind::Call(call) = &event.kind else {
                         continue;
                     };
-                    if call.method.as_str() == "setdefault"
-                        && let [name, module] = call.args()
-                        && name.as_str() == Some(DJANGO_SETTINGS_MODULE)
-                        && let Some(module) = module.as_str()
-                    {
-                        sources.django_modules.push(module.to_string());
-                        continue;
-                    }
                     // `app.config_from_object(source)`, `Celery(..., config_source=source)`.
                     let source = if call.method.as_str() == CONFIG_FROM_OBJECT {
                         call.args().first()

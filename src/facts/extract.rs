@@ -2764,10 +2764,15 @@ impl<'e, 'c> Walker<'e, 'c> {
                     (&left.lit, &right.lit, bin.op)
                 {
                     value.lit = Lit::Str(format!("{a}{b}").into());
-                } else if let (Lit::Seq(a), Lit::Seq(b), Operator::Add) =
-                    (&left.lit, &right.lit, bin.op)
-                {
-                    // `COMMON_FUNCTIONS + [email_statement]`: both lists' items.
+                } else if let (Lit::Seq(a), Lit::Seq(b), Operator::Add, true) = (
+                    &left.lit,
+                    &right.lit,
+                    bin.op,
+                    self.is_module || self.class_body,
+                ) {
+                    // `COMMON_FUNCTIONS + [email_statement]`: both lists' items (in a module or
+                    // class body, where registries are; in functions, lists built this way are
+                    // commands and batches, whose copies would only cost memory).
                     let mut items: Vec<Value> =
                         a.iter().chain(b).take(MAX_ITEMS).cloned().collect();
                     items.shrink_to_fit();

@@ -174,7 +174,8 @@ fn entered_class(
     call: &CallSite,
     constructor: &QPath,
 ) -> Option<(FuncId, Option<FuncId>, TextRange)> {
-    if !constructor.is_call() {
+    // Most calls are of no project class: known without a look at the task's blocks.
+    if !constructor.is_call() || project.class(&constructor.dotted()).is_none() {
         return None;
     }
     // The `with` item entering it: the call itself, else a name holding its result.
