@@ -841,6 +841,8 @@ struct RawTransactions {
     receiver_words: Vec<String>,
     on_commit: Vec<String>,
     on_commit_contexts: Vec<String>,
+    #[serde(default)]
+    unit_of_work_methods: Vec<String>,
 }
 
 /// Database transactions: context managers, decorators, and what runs after the commit.
@@ -853,6 +855,9 @@ pub struct Transactions {
     pub receiver_words: Vec<String>,
     on_commit: PatternSet<()>,
     on_commit_contexts: PatternSet<()>,
+    /// Methods opening a transaction whose commit writes the changed attributes of the rows
+    /// loaded in it (SQLAlchemy's `session.begin()`: `row.sent = True` is written at the end).
+    pub unit_of_work_methods: Vec<String>,
 }
 
 impl Transactions {
@@ -1782,6 +1787,7 @@ impl Catalog {
                 receiver_words: raw.transactions.receiver_words,
                 on_commit: pattern_set(&raw.transactions.on_commit),
                 on_commit_contexts: pattern_set(&raw.transactions.on_commit_contexts),
+                unit_of_work_methods: raw.transactions.unit_of_work_methods,
             },
             models: raw.models,
             celery_settings: raw.celery_settings,

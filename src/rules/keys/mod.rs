@@ -63,8 +63,14 @@ pub fn key_uses<'a>(project: &Project, task: &'a TaskView, lang: Lang) -> Vec<Ke
             continue;
         };
         if markers.contains(&call.range) {
+            // Not `defaults=`, written only by the run that creates the row.
+            let creation_only = project
+                .catalog
+                .orm
+                .creation_only_keywords
+                .get(call.method.as_str());
             for (name, value) in call.keywords() {
-                if !matches!(name.as_str(), "defaults" | "create_defaults") {
+                if creation_only.is_none_or(|only| only != name.as_str()) {
                     uses.push(KeyUse {
                         value: Cow::Borrowed(value),
                         func: task.id,
