@@ -683,8 +683,8 @@ struct Sources {
     guessed: bool,
     /// The files that say where settings come from (the app's module).
     files: Vec<u32>,
-    /// Django settings modules named by `os.environ.setdefault("DJANGO_SETTINGS_MODULE", m)`
-    /// (or `os.environ["DJANGO_SETTINGS_MODULE"] = m`), whatever their names.
+    /// Django settings modules named by `os.environ.setdefault("DJANGO_SETTINGS_MODULE", m)`,
+    /// whatever their names.
     django_modules: Vec<String>,
 }
 
