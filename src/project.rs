@@ -271,13 +271,33 @@ struct LazyFunction {
     summary: std::sync::OnceLock<Box<Summary>>,
 }
 
+/// A source that flows into a function's return value, and where in it: `element` 0 for the
+/// whole value, `k` for the `k`-th item of a returned tuple or list display (`return key,
+/// timezone.now()`: the clock is in the second item only).
+#[derive(Clone, Debug)]
+pub struct Returned<T> {
+    pub element: u8,
+    pub source: T,
+}
+
+impl<T> Returned<T> {
+    /// Whether the source is in the part of the value a caller reads as `element`
+    /// ([`crate::facts::Taint::Call`]): the whole value holds every item's sources, an item
+    /// its own and those of the whole.
+    pub fn in_element(&self, element: u8) -> bool {
+        element == 0 || self.element == 0 || self.element == element
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
     pub effects: Vec<Reached>,
-    /// Nondeterministic sources that flow into the return value: (file, range, call).
-    pub returns_nondet: Vec<(u32, TextRange, String)>,
-    /// Delivery metadata that flows into the return value: (file, range, catalog index).
-    pub returns_meta: Vec<(u32, TextRange, u32)>,
+    /// Nondeterministic sources that flow into the return value: (file, range, call), with
+    /// the item they are in ([`Returned`]).
+    pub returns_nondet: Vec<Returned<(u32, TextRange, String)>>,
+    /// Delivery metadata that flows into the return value: (file, range, catalog index), with
+    /// the item they are in ([`Returned`]).
+    pub returns_meta: Vec<Returned<(u32, TextRange, u32)>>,
     /// Whether the function returns the result of a done-check (usable as a guard).
     pub returns_done_check: bool,
     /// Whether it answers whether the work is still to do: `return False` (or `None`) when a
@@ -3357,7 +3377,7 @@ impl<'a> Project<'a> {
             .collect();
         for value in function.returns() {
             for taint in &value.taint {
-                if let Taint::Call { event } = taint
+                if let Taint::Call { event, .. } = taint
                     && let Some(callee) = self.returned_callee(id, function, *event)
                 {
                     found.push(callee);
@@ -3717,28 +3737,59 @@ impl<'a> Project<'a> {
             }
         }
         for value in function.returns() {
-            for taint in &value.taint {
-                match taint {
-                    Taint::Nondet { range, name } => {
-                        summary
-                            .returns_nondet
-                            .push((id.file, *range, name.as_str().to_string()));
-                    }
-                    Taint::Meta { range, index } => {
-                        summary.returns_meta.push((id.file, *range, *index));
-                    }
-                    Taint::Call { event } => {
-                        if let Some(callee) = self.returned_callee(id, function, *event) {
+            // `return key, timezone.now()`: each item's sources, by their place; otherwise
+            // the whole value's.
+            let items: Vec<(u8, &[Taint])> = match &value.lit {
+                Lit::Seq(items) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| (u8::try_from(i + 1).unwrap_or(0), &item.taint[..]))
+                    .collect(),
+                _ => vec![(0, &value.taint[..])],
+            };
+            for (at, taints) in items {
+                for taint in taints {
+                    match taint {
+                        Taint::Nondet { range, name } => {
+                            summary.returns_nondet.push(Returned {
+                                element: at,
+                                source: (id.file, *range, name.as_str().to_string()),
+                            });
+                        }
+                        Taint::Meta { range, index } => {
+                            summary.returns_meta.push(Returned {
+                                element: at,
+                                source: (id.file, *range, *index),
+                            });
+                        }
+                        Taint::Call { event, element } => {
+                            let Some(callee) = self.returned_callee(id, function, *event) else {
+                                continue;
+                            };
                             self.summary_of(callee, done, visiting);
-                            if let Some(callee_summary) =
+                            let Some(callee_summary) =
                                 done.get(&callee).or_else(|| self.summaries.get(&callee))
-                            {
-                                summary
-                                    .returns_nondet
-                                    .extend(callee_summary.returns_nondet.iter().cloned());
-                                summary
-                                    .returns_meta
-                                    .extend(callee_summary.returns_meta.iter().copied());
+                            else {
+                                continue;
+                            };
+                            // The callee's sources in the part returned, placed where it is
+                            // returned (all of it keeps the callee's places).
+                            let place = |from: u8| if at == 0 { from } else { at };
+                            for found in &callee_summary.returns_nondet {
+                                if found.in_element(*element) {
+                                    summary.returns_nondet.push(Returned {
+                                        element: place(found.element),
+                                        source: found.source.clone(),
+                                    });
+                                }
+                            }
+                            for found in &callee_summary.returns_meta {
+                                if found.in_element(*element) {
+                                    summary.returns_meta.push(Returned {
+                                        element: place(found.element),
+                                        source: found.source,
+                                    });
+                                }
                             }
                         }
                     }

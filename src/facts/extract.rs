@@ -484,10 +484,25 @@ impl<'e, 'c> Walker<'e, 'c> {
                             }
                             call
                         }),
-                        lit: match headers {
-                            Some(headers) => Lit::Dict(headers),
-                            None if answer => value.lit,
-                            None => Lit::Other,
+                        lit: match (headers, value.lit) {
+                            (Some(headers), _) => Lit::Dict(headers),
+                            (None, lit) if answer => lit,
+                            // `return key, timezone.now()`: the sources of each item, by
+                            // place (a caller unpacking it takes one).
+                            (None, Lit::Seq(items))
+                                if items.iter().any(|item| !item.taint.is_empty()) =>
+                            {
+                                Lit::Seq(
+                                    items
+                                        .into_iter()
+                                        .map(|item| Value {
+                                            taint: item.taint,
+                                            ..Value::default()
+                                        })
+                                        .collect(),
+                                )
+                            }
+                            (None, _) => Lit::Other,
                         },
                         flags: done_test,
                         ..Value::default()
@@ -816,6 +831,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                             lit: Lit::None,
                             ..Value::default()
                         });
+                // `return (*parts, key)`: the items of an unknown sequence take one place
+                // here, so places no longer say which item a source is in.
+                if let Some(Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. })) =
+                    ret.value.as_deref()
+                    && elts.iter().any(Expr::is_starred_expr)
+                {
+                    value.lit = Lit::Other;
+                }
                 // `return invoice.sent_at is not None`: a predicate a caller may leave on.
                 // `return rows` / `return bool(rows)` after a claiming update: the count says
                 // whether this run claimed the work.
@@ -1513,7 +1536,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     let mut item = match &value.lit {
                         Lit::Seq(items) => items.get(i).cloned().unwrap_or_default(),
                         _ => Value {
-                            taint: value.taint.clone(),
+                            taint: value.taint.iter().map(|t| t.item(i)).collect(),
                             ..Value::default()
                         },
                     };
@@ -2979,7 +3002,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                 {
                     get_or_create_item(&base, i, &mut value);
                 }
-                merge_taint(&mut value.taint, &base.taint);
+                // `pair[0]` of a helper's result: its first item.
+                match index.as_int().and_then(|i| usize::try_from(i).ok()) {
+                    Some(i) if !matches!(base.lit, Lit::Seq(_)) => {
+                        let items: Vec<Taint> = base.taint.iter().map(|t| t.item(i)).collect();
+                        merge_taint(&mut value.taint, &items);
+                    }
+                    _ => merge_taint(&mut value.taint, &base.taint),
+                }
                 merge_taint(&mut value.taint, &index.taint);
                 // Delivery metadata read by key: arq's `ctx["job_try"]`, Dramatiq's
                 // `message.options["retries"]` (the catalog writes them `__getitem__(key)`).
@@ -3946,6 +3976,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 // This call's event comes next: its index is the number of events so far.
                 value.taint.push(Taint::Call {
                     event: u32::try_from(self.events.len()).unwrap_or(u32::MAX),
+                    element: 0,
                 });
             }
             let set_if_absent = &catalog.set_if_absent;

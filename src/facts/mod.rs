@@ -273,8 +273,24 @@ pub enum Taint {
     Nondet { range: TextRange, name: Sym },
     /// Delivery metadata (`self.request.retries`), with its index in the catalog's metadata.
     Meta { range: TextRange, index: u32 },
-    /// The result of the call at this event index of the same function (maybe a helper).
-    Call { event: u32 },
+    /// The result of the call at this event index of the same function (maybe a helper): all
+    /// of it (`element` 0), or its `element`-th item, 1-based (`key, at = helper()`).
+    Call { event: u32, element: u8 },
+}
+
+impl Taint {
+    /// The taint of the `index`-th item (0-based) of a value with this taint that is not a
+    /// display: a call's result stands for its item (`key, at = helper()`, `pair[0]`); a
+    /// source or an item already taken stays as it is.
+    pub fn item(self, index: usize) -> Taint {
+        match self {
+            Taint::Call { event, element: 0 } => Taint::Call {
+                event,
+                element: u8::try_from(index + 1).unwrap_or(0),
+            },
+            other => other,
+        }
+    }
 }
 
 /// Source text as messages show it: white space collapsed, no space inside brackets, at most

@@ -19,7 +19,9 @@ declare_rule! {
     /// (`key=uuid4().hex`: each worker process has its own) or a field's factory
     /// (`key: str = field(default_factory=lambda: str(uuid4()))` in a class of the module, on
     /// an object the task builds without passing the field), or returns the headers
-    /// that carry it (`headers=partner_headers(token)`). A helper that takes the key as a
+    /// that carry it (`headers=partner_headers(token)`). Of a helper that returns several
+    /// values (`return f"refund-{pk}", timezone.now()`), the key is the item the task unpacks
+    /// (`key, requested_at = ...`) or indexes (`request[0]`). A helper that takes the key as a
     /// parameter, or spreads its `**kwargs`, and passes it to the effect it calls uses what the
     /// task passes. The report is
     /// at the source call (in the helper when a helper makes the key). A value that only
@@ -98,9 +100,15 @@ fn nondeterministic_sources(
             Taint::Nondet { range, name } => {
                 found.push((func.file, *range, name.as_str().to_string()))
             }
-            Taint::Call { event } => {
+            Taint::Call { event, element } => {
                 if let Some(summary) = returned_by(project, func, *event) {
-                    found.extend(summary.returns_nondet.iter().cloned());
+                    found.extend(
+                        summary
+                            .returns_nondet
+                            .iter()
+                            .filter(|found| found.in_element(*element))
+                            .map(|found| found.source.clone()),
+                    );
                 }
             }
             Taint::Meta { .. } => {}

@@ -84,9 +84,15 @@ fn metadata_reads(project: &Project, func: FuncId, taint: &[Taint]) -> Vec<(u32,
     for t in taint {
         match t {
             Taint::Meta { range, index } => found.push((func.file, *range, *index)),
-            Taint::Call { event } => {
+            Taint::Call { event, element } => {
                 if let Some(summary) = returned_by(project, func, *event) {
-                    found.extend(summary.returns_meta.iter().copied());
+                    found.extend(
+                        summary
+                            .returns_meta
+                            .iter()
+                            .filter(|found| found.in_element(*element))
+                            .map(|found| found.source),
+                    );
                 }
             }
             Taint::Nondet { .. } => {}
