@@ -788,6 +788,8 @@ fn collect(
                         }
                         if let Some(fields) = call.keyword("fields").map(strings) {
                             model.unique_sets.push(fields);
+                        } else if let Some(fields) = expression_fields(&call.args) {
+                            model.unique_sets.push(fields);
                         }
                     }
                 }
@@ -913,6 +915,22 @@ fn field_sets(value: &Value) -> Vec<Vec<String>> {
         .iter()
         .map(strings)
         .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The fields of a functional `UniqueConstraint("customer", Lower("email"), name=...)`: a field
+/// named by a string, or the field a function of it reads (unique `lower(email)` makes `email`
+/// unique too). `None` when an expression names no field that way.
+fn expression_fields(args: &[Value]) -> Option<Vec<String>> {
+    if args.is_empty() {
+        return None;
+    }
+    args.iter()
+        .map(|arg| {
+            arg.as_str()
+                .or_else(|| arg.first_arg.as_deref()?.as_str())
+                .map(str::to_string)
+        })
         .collect()
 }
 

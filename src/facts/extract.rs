@@ -950,7 +950,15 @@ impl<'e, 'c> Walker<'e, 'c> {
                 for item in &with.items {
                     let value = self.expr(&item.context_expr, block);
                     if let Some(target) = &item.optional_vars {
-                        self.bind(target, &value, block);
+                        // `with mutex.acquire() as acquired:`: the key is given back when the
+                        // block ends, so `if not acquired: return` leaves a lock, not a marker.
+                        if value.flags & Value::MARKER != 0 {
+                            let mut held = value.clone();
+                            held.flags &= !Value::MARKER;
+                            self.bind(target, &held, block);
+                        } else {
+                            self.bind(target, &value, block);
+                        }
                         if let Expr::Name(target) = &**target {
                             self.note_client_headers(target.id.as_str(), &item.context_expr);
                         }
@@ -4238,6 +4246,12 @@ fn literal_only(value: &Value) -> Value {
         lit,
         path,
         name: value.name,
+        // `Lower("email")` in a class body: the field a functional constraint reads.
+        first_arg: value
+            .first_arg
+            .as_ref()
+            .filter(|arg| matches!(arg.lit, Lit::Str(_)))
+            .cloned(),
         ..Value::default()
     }
 }

@@ -14,7 +14,9 @@ declare_rule! {
     /// claim helper that writes the marker and answers whether this run is the first
     /// (`if not first_delivery(event_id): return`, then the work) is reported at its marker;
     /// so is one that returns the marker's answer itself (`return cache.add(key, 1, ttl)`,
-    /// `return created` after `get_or_create`).
+    /// `return created` after `get_or_create`). A key given back when the work ends is a lock,
+    /// not a marker: released in a `finally`, or taken by a context manager
+    /// (`with mutex.acquire() as acquired: if not acquired: return`).
     ///
     /// ## Why it matters on a second run
     /// If the work fails after the marker is committed — an exception, a timeout, a worker

@@ -7,7 +7,9 @@ declare_rule! {
     /// Reports `Model.objects.get_or_create(**lookup)` or `update_or_create` in a task when the
     /// project's definition of `Model` has no unique constraint covering the lookup fields
     /// (`unique=True`, `primary_key=True`, `OneToOneField`, `unique_together`, or a
-    /// `UniqueConstraint(fields=...)` without a `condition`, on those fields or a subset).
+    /// `UniqueConstraint(fields=...)` without a `condition`, on those fields or a subset; a
+    /// functional `UniqueConstraint("list_id", Lower("email"), ...)` covers the fields it
+    /// names, directly or through a function of one).
     /// Models defined outside the project are unknown and not reported.
     ///
     /// ## Why it matters on a second run
