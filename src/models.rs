@@ -7,9 +7,9 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_text_size::TextRange;
 
-use crate::facts::{Class, EventKind, FunctionBody, Lit, Value};
-use crate::path::{Call, QPath, Seg};
-use crate::project::Project;
+use crate::facts::{Class, EventKind, Function, FunctionBody, Lit, Value};
+use crate::path::{Call, QPath, Seg, Sym};
+use crate::project::{FuncId, Project};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Orm {
@@ -349,10 +349,10 @@ impl Models {
     fn deletions_in(
         &self,
         project: &Project,
+        function: &Function,
         body: &FunctionBody,
         own_model: Option<usize>,
-        deleted: &mut Vec<usize>,
-        through_attribute: &mut Vec<&'static str>,
+        found: &mut Deletions,
     ) {
         let mut queried: Vec<usize> = Vec::new();
         for event in &body.events {
@@ -377,15 +377,16 @@ impl Models {
             if !is_delete {
                 continue;
             }
+            let param = |name: Sym| function.params.iter().position(|p| name == p.name());
             if let Some(model) = self.model_of_manager_call(project, path) {
-                deleted.push(model);
+                found.models.push(model);
             } else if let Some(model) = own_model
                 && path.0.len() > 2
                 && path.0[0].name == "self"
                 && project.catalog.orm.manager_at(path) == Some(1)
             {
                 // `cls.objects.filter(...).delete()` in a class method of the model.
-                deleted.push(model);
+                found.models.push(model);
             } else if path.0.len() > 3
                 && path.0[0].name == "self"
                 && path.0[1].call == crate::path::Call::No
@@ -393,11 +394,20 @@ impl Models {
             {
                 // `self.model.objects.filter(...).delete()` in a generic repository: the
                 // model its subclasses name (`model = ProcessedCommand`).
-                through_attribute.push(path.0[1].name.as_str());
+                found.attributes.push(path.0[1].name.as_str());
+            } else if path.0.len() > 2
+                && path.0[0].call == crate::path::Call::No
+                && call.receiver_var == Some(path.0[0].name)
+                && project.catalog.orm.manager_at(path) == Some(1)
+                && let Some(at) = param(path.0[0].name)
+            {
+                // `model.objects.filter(...).delete()` in a generic helper: the model its
+                // callers pass (`purge_older_than(IdempotencyRecord, days=7)`).
+                found.parameters.push(at);
             } else if let Some(model) = first_model {
-                deleted.push(model);
+                found.models.push(model);
             } else if path.contains("query") {
-                deleted.extend(queried.iter().copied());
+                found.models.extend(queried.iter().copied());
             }
         }
     }
@@ -446,57 +456,139 @@ impl Models {
         }
     }
 
+    /// `model.objects...delete()` on a parameter of a generic helper: the models its callers
+    /// pass there, by position or by name (`purge_older_than(IdempotencyRecord, days=7)`).
+    fn deleted_through_parameters(&mut self, project: &Project, pairs: &[(FuncId, usize)]) {
+        let names: Vec<Sym> = pairs
+            .iter()
+            .filter_map(|(id, _)| project.function(*id))
+            .map(|f| Sym::new(f.name()))
+            .collect();
+        let passed: Vec<usize> = project
+            .files
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(file_index, file)| {
+                let mut passed = Vec::new();
+                let Some(facts) = &file.facts else {
+                    return passed;
+                };
+                let file_index = u32::try_from(file_index).unwrap_or(u32::MAX);
+                for (index, function) in facts.functions.iter().enumerate() {
+                    if !function.calls_named(|name| names.contains(&name)) {
+                        continue;
+                    }
+                    let caller = FuncId::new(file_index, index);
+                    function.peek(|body| {
+                        for event in &body.events {
+                            let EventKind::Call(call) = &event.kind else {
+                                continue;
+                            };
+                            let Some(path) = call.path.as_ref().filter(|_| names.contains(&call.method))
+                            else {
+                                continue;
+                            };
+                            let Some(callee) =
+                                project.resolve_function(&project.canonical(path), Some(caller))
+                            else {
+                                continue;
+                            };
+                            for (helper, at) in pairs {
+                                if (helper.file, helper.func) != (callee.file, callee.func) {
+                                    continue;
+                                }
+                                let Some(helper) = project.function(*helper) else {
+                                    continue;
+                                };
+                                let Some(param) = helper.params.get(*at) else {
+                                    continue;
+                                };
+                                // A method's `self` is not among the call's arguments.
+                                let position = at.checked_sub(usize::from(helper.class().is_some()));
+                                let arg = call
+                                    .keywords()
+                                    .iter()
+                                    .find(|(k, _)| k.as_str() == param.name())
+                                    .map(|(_, v)| v)
+                                    .or_else(|| position.and_then(|p| call.args().get(p)));
+                                if let Some(model) = arg
+                                    .and_then(|a| a.path.as_ref())
+                                    .and_then(|p| self.model_at(project, p))
+                                {
+                                    passed.push(model);
+                                }
+                            }
+                        }
+                    });
+                }
+                passed
+            })
+            .collect();
+        self.deleted.extend(passed);
+    }
+
     fn find_deletions(&mut self, project: &Project) {
         let mut tables: HashSet<String> = HashSet::default();
         for file in project.files {
             let Some(facts) = &file.facts else { continue };
             tables.extend(facts.deleted_tables.iter().cloned());
         }
-        // Models deleted, and (class, attribute) pairs of `self.<attribute>.objects...delete()`.
-        type Found = (Vec<usize>, Vec<(String, &'static str)>);
-        let (deleted, through_attributes): Found = project
+        // Models deleted; (class, attribute) pairs of `self.<attribute>.objects...delete()`;
+        // (function, parameter) pairs of `model.objects...delete()` on a parameter.
+        type Found = (
+            Vec<usize>,
+            Vec<(String, &'static str)>,
+            Vec<(FuncId, usize)>,
+        );
+        let (deleted, through_attributes, through_parameters): Found = project
             .files
             .par_iter()
-            .map(|file| {
+            .enumerate()
+            .map(|(file_index, file)| {
                 let mut deleted = Vec::new();
                 let mut through = Vec::new();
+                let mut parameters = Vec::new();
                 let Some(facts) = &file.facts else {
-                    return (deleted, through);
+                    return (deleted, through, parameters);
                 };
-                for function in &facts.functions {
+                for (index, function) in facts.functions.iter().enumerate() {
                     if function.calls_named(|name| project.catalog.orm.delete_methods.has(&name)) {
                         let class = function.class().and_then(|c| facts.classes.get(c));
                         let own_model = class.and_then(|class| self.index(&class.qualname));
-                        let mut attributes = Vec::new();
+                        let mut found = Deletions::default();
                         function.peek(|body| {
-                            self.deletions_in(
-                                project,
-                                body,
-                                own_model,
-                                &mut deleted,
-                                &mut attributes,
-                            );
+                            self.deletions_in(project, function, body, own_model, &mut found);
                         });
+                        deleted.extend(found.models);
                         if let Some(class) = class {
                             through.extend(
-                                attributes.into_iter().map(|a| (class.qualname.clone(), a)),
+                                found
+                                    .attributes
+                                    .into_iter()
+                                    .map(|a| (class.qualname.clone(), a)),
                             );
                         }
+                        let id = FuncId::new(u32::try_from(file_index).unwrap_or(u32::MAX), index);
+                        parameters.extend(found.parameters.into_iter().map(|at| (id, at)));
                     }
                 }
-                (deleted, through)
+                (deleted, through, parameters)
             })
             .reduce(
-                || (Vec::new(), Vec::new()),
+                || (Vec::new(), Vec::new(), Vec::new()),
                 |mut a, b| {
                     a.0.extend(b.0);
                     a.1.extend(b.1);
+                    a.2.extend(b.2);
                     a
                 },
             );
         self.deleted.extend(deleted);
         if !through_attributes.is_empty() {
             self.deleted_through_attributes(project, &through_attributes);
+        }
+        if !through_parameters.is_empty() {
+            self.deleted_through_parameters(project, &through_parameters);
         }
         for file in project.files {
             let Some(facts) = &file.facts else { continue };
@@ -916,6 +1008,17 @@ fn field_sets(value: &Value) -> Vec<Vec<String>> {
         .map(strings)
         .filter(|s| !s.is_empty())
         .collect()
+}
+
+/// What one body deletes ([`Models::deletions_in`]).
+#[derive(Default)]
+struct Deletions {
+    /// Models whose rows it deletes.
+    models: Vec<usize>,
+    /// `self.<attribute>.objects...delete()`: the attributes.
+    attributes: Vec<&'static str>,
+    /// `<parameter>.objects...delete()`: the parameters' positions.
+    parameters: Vec<usize>,
 }
 
 /// The fields of a functional `UniqueConstraint("customer", Lower("email"), name=...)`: a field

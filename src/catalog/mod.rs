@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde::Deserialize;
 
-use crate::facts::{CallSite, Dropped, Taint, Value};
+use crate::facts::{CallSite, Dropped, Lit, Taint, Value};
 use crate::i18n::{Lang, tr};
 use crate::path::{Call, Pattern, QPath, Seg, Sym};
 
@@ -601,6 +601,21 @@ fn is_key_material(value: &Value) -> bool {
         .taint
         .iter()
         .any(|taint| matches!(taint, Taint::Nondet { .. } | Taint::Meta { .. }))
+}
+
+/// Whether a value names a class of a module by its path (`Receipt`, `models.Receipt`), by
+/// the CapWords convention: not a call, not a constant (`TIMEOUT`).
+fn names_class(value: &Value) -> bool {
+    matches!(value.lit, Lit::Other)
+        && value.path.as_ref().is_some_and(|path| {
+            !path.is_call()
+                && path.0.len() > 1
+                && path.0.last().is_some_and(|seg| {
+                    let name = seg.name.as_str();
+                    name.starts_with(|c: char| c.is_ascii_uppercase())
+                        && name.bytes().any(|b| b.is_ascii_lowercase())
+                })
+        })
 }
 
 /// Whether a value is a parameter of the function, read by its name as received.
@@ -1899,11 +1914,15 @@ impl Catalog {
 
     /// Applies a filter to a call's arguments: [`ArgumentFilter::NamedKeywords`] drops the
     /// positional ones and every keyword the catalog does not name. Returns what it dropped.
+    /// `classes`: the callee is a function named by its import or definition, which keeps
+    /// the classes given to it (`purge_older_than(Receipt, 7)`: a generic helper may delete
+    /// that model's rows).
     pub fn filter_arguments(
         &self,
         filter: ArgumentFilter,
         args: &mut Vec<Value>,
         keywords: &mut Vec<(Sym, Value)>,
+        classes: bool,
     ) -> Dropped {
         if filter != ArgumentFilter::NamedKeywords {
             return Dropped::default();
@@ -1921,7 +1940,8 @@ impl Catalog {
             arg.name
                 .is_some_and(|name| self.lock_extension.names_lock(name.as_str()))
         };
-        let kept = |arg: &Value| is_key_material(arg) || arg.is_none() || lock(arg);
+        let class = |arg: &Value| classes && names_class(arg);
+        let kept = |arg: &Value| is_key_material(arg) || arg.is_none() || lock(arg) || class(arg);
         let mut positional = args.len();
         if args.iter().any(kept) {
             positional = 0;
@@ -1934,7 +1954,7 @@ impl Catalog {
         }
         let before = keywords.len();
         keywords.retain_mut(|(name, value)| {
-            if self.keeps_keyword(*name) || is_key_material(value) || lock(value) {
+            if self.keeps_keyword(*name) || is_key_material(value) || lock(value) || class(value) {
                 true
             } else if passes_param(value) {
                 *value = param_only(value);

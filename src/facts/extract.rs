@@ -366,6 +366,9 @@ struct Walker<'e, 'c> {
     /// (`httpx.Client(headers={"Idempotency-Key": k})`, `session.headers.update({...})`):
     /// every request made through it sends them. (local, headers dict); few per function.
     client_headers: Vec<(Sym, Value)>,
+    /// Loop variables over a written-out sequence of classes (`for model in (Processed,
+    /// Sent):`), with the classes: a delete through the variable deletes rows of each.
+    loop_classes: Vec<(Sym, Vec<QPath>)>,
     /// The function's `**kwargs` parameter: what a caller gives by keyword beyond the others.
     kwarg: Option<Sym>,
 }
@@ -415,6 +418,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             changed_params: Vec::new(),
             rebound: Vec::new(),
             client_headers: Vec::new(),
+            loop_classes: Vec::new(),
             kwarg: None,
         }
     }
@@ -447,7 +451,15 @@ impl<'e, 'c> Walker<'e, 'c> {
                     continue;
                 }
                 let filter = catalog.argument_filter(call);
-                call.filter_arguments(catalog, filter);
+                // `purge(Model)`, `housekeeping.purge(Model)`: a function of a module, not a
+                // method of a local or a parameter, keeps the classes given to it.
+                let function = call.path.as_ref().is_some_and(|p| p.0.len() > 1)
+                    && call.receiver_var.is_none_or(|var| {
+                        !self.locals.contains_key(&var)
+                            && !self.params.contains_key(&var)
+                            && self.self_name.as_deref() != Some(var.as_str())
+                    });
+                call.filter_arguments(catalog, filter, function);
             }
         }
         // What is returned matters by its path and taint only (summaries, returned types): a
@@ -931,6 +943,15 @@ impl<'e, 'c> Walker<'e, 'c> {
                     ..Value::default()
                 };
                 self.bind(&stmt_for.target, &item, body);
+                if let (Expr::Name(var), Lit::Seq(items)) = (&*stmt_for.target, &iter.lit) {
+                    let classes: Option<Vec<QPath>> = items
+                        .iter()
+                        .map(|item| item.path.clone().filter(|path| !path.is_call()))
+                        .collect();
+                    if let Some(classes) = classes.filter(|c| !c.is_empty()) {
+                        self.loop_classes.push((Sym::new(var.id.as_str()), classes));
+                    }
+                }
                 self.suite(&stmt_for.body, body, pending);
                 self.suite(&stmt_for.orelse, block, pending);
             }
@@ -3908,6 +3929,20 @@ impl<'e, 'c> Walker<'e, 'c> {
             } else {
                 Lit::Float(n)
             };
+        }
+        // `for model in (Processed, Sent): model.objects.filter(...).delete()`: each model's.
+        if !self.loop_classes.is_empty()
+            && let Some(path) = &path
+            && path.0.len() > 2
+            && self.ex.catalog.orm.delete_methods.has(method.as_str())
+            && self.ex.catalog.orm.manager_at(path) == Some(1)
+            && let Some((_, classes)) = self
+                .loop_classes
+                .iter()
+                .rev()
+                .find(|(var, _)| *var == path.0[0].name)
+        {
+            self.ex.deleted_models.extend(classes.iter().cloned());
         }
         // `"DELETE FROM {}".format(Model._meta.db_table)`: the model's rows.
         if method.as_str() == "format"

@@ -324,7 +324,7 @@ fn drop_unread_class_arguments(value: &mut Value, catalog: &Catalog) {
     let filter = catalog.class_call_filter(value.path.as_ref());
     // A class-body call keeps no record of what it dropped: only model fields and `Meta`
     // options are read from these, by their catalog names.
-    let _ = catalog.filter_arguments(filter, &mut call.args, &mut call.keywords);
+    let _ = catalog.filter_arguments(filter, &mut call.args, &mut call.keywords, false);
     call.args
         .iter_mut()
         .chain(call.keywords.iter_mut().map(|(_, v)| v))
@@ -1106,10 +1106,20 @@ impl CallSite {
     }
 
     /// Applies the catalog's argument filter, and drops the box when nothing is left.
-    pub(crate) fn filter_arguments(&mut self, catalog: &Catalog, filter: ArgumentFilter) {
+    /// `function`: the callee is a function of a module ([`Catalog::filter_arguments`]).
+    pub(crate) fn filter_arguments(
+        &mut self,
+        catalog: &Catalog,
+        filter: ArgumentFilter,
+        function: bool,
+    ) {
         if let Some(arguments) = &mut self.arguments {
-            self.dropped =
-                catalog.filter_arguments(filter, &mut arguments.args, &mut arguments.keywords);
+            self.dropped = catalog.filter_arguments(
+                filter,
+                &mut arguments.args,
+                &mut arguments.keywords,
+                function,
+            );
             if arguments.args.is_empty() && arguments.keywords.is_empty() {
                 self.arguments = None;
             }

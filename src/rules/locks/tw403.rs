@@ -12,7 +12,10 @@ declare_rule! {
     /// whose name contains `Processed`, `Dedup` or `Idempoten` — when no code in the project
     /// deletes its rows (`.delete()` on its manager or querysets, a raw `DELETE FROM <table>`,
     /// also with the table named through the model: `f"DELETE FROM {Model._meta.db_table}"`,
-    /// `"DELETE FROM {}".format(...)`, `%`).
+    /// `"DELETE FROM {}".format(...)`, `%`). A delete through a variable counts for the models
+    /// it holds: a generic helper's parameter (`def purge(model, days): model.objects...
+    /// .delete()`, called as `purge(ProcessedEvent, 7)` or `purge(model=ProcessedEvent, ...)`),
+    /// or a loop over a written-out tuple of models in the same function.
     ///
     /// ## Why it matters on a second run
     /// A de-duplication table only needs to remember keys for as long as a message can be
