@@ -484,7 +484,8 @@ impl Models {
                             let EventKind::Call(call) = &event.kind else {
                                 continue;
                             };
-                            let Some(path) = call.path.as_ref().filter(|_| names.contains(&call.method))
+                            let Some(path) =
+                                call.path.as_ref().filter(|_| names.contains(&call.method))
                             else {
                                 continue;
                             };
@@ -504,7 +505,8 @@ impl Models {
                                     continue;
                                 };
                                 // A method's `self` is not among the call's arguments.
-                                let position = at.checked_sub(usize::from(helper.class().is_some()));
+                                let position =
+                                    at.checked_sub(usize::from(helper.class().is_some()));
                                 let arg = call
                                     .keywords()
                                     .iter()

@@ -3656,6 +3656,12 @@ impl<'a> Project<'a> {
                 })
         };
         for (i, event) in function.events().iter().enumerate() {
+            // `row.sent = True` in `with session.begin():`, written when the block commits.
+            if matches!(event.kind, EventKind::AttrAssign(_))
+                && self.session_write(function, i).is_some()
+            {
+                summary.writes_state = true;
+            }
             let EventKind::Call(call) = &event.kind else {
                 continue;
             };
@@ -3883,11 +3889,20 @@ impl<'a> Project<'a> {
     /// takes (`if not cache.add(k, 1): return`) are locks, held while it runs, not markers of
     /// work done.
     pub fn releases_keys(&self, function: &Function) -> bool {
+        self.releases_keys_in(function, |k| matches!(k, BlockKind::Finally))
+    }
+
+    /// Whether the function releases set-if-absent keys in an exception handler: when the
+    /// work fails, the marker goes with it (`except Exception: redis.delete(marker); raise`),
+    /// and the retry does the work. Kept when the work succeeds, the key is still a done-guard.
+    fn releases_keys_on_failure(&self, function: &Function) -> bool {
+        self.releases_keys_in(function, |k| matches!(k, BlockKind::Handler { .. }))
+    }
+
+    fn releases_keys_in(&self, function: &Function, within: impl Fn(&BlockKind) -> bool) -> bool {
         function.events().iter().any(|event| {
             matches!(&event.kind, EventKind::Call(call) if self.catalog.lock_release.releases(call))
-                && function
-                    .block_kinds(event.block)
-                    .any(|k| matches!(k, BlockKind::Finally))
+                && function.block_kinds(event.block).any(&within)
         })
     }
 
@@ -3916,7 +3931,9 @@ impl<'a> Project<'a> {
             GuardTest::Integrity { inserts } => {
                 Some((self.integrity_marker(function, inserts)?, true))
             }
-            GuardTest::NotMarker { marker } if !self.releases_keys(function) => {
+            GuardTest::NotMarker { marker }
+                if !self.releases_keys(function) && !self.releases_keys_on_failure(function) =>
+            {
                 Some((*marker, false))
             }
             _ => None,
@@ -4173,6 +4190,37 @@ impl<'a> Project<'a> {
     }
 
     /// Whether a call writes state: ORM writes directly or through a project helper.
+    /// Whether the block `tx` of `function` is a `with` over a session's `begin()` (`with
+    /// session.begin():`, `async with Session() as session, session.begin():`; the catalog's
+    /// `unit-of-work-methods`), whose commit at the block's end writes the rows' changed
+    /// attributes.
+    pub fn begins_session(&self, function: &Function, tx: u32) -> bool {
+        let methods = &self.catalog.transactions.unit_of_work_methods;
+        function.blocks().get(tx as usize).is_some_and(|block| {
+            matches!(&block.kind, BlockKind::With { items }
+            if items.iter().any(|item| {
+                (item.path.as_ref().and_then(|p| p.last_name()))
+                    .is_some_and(|m| methods.iter().any(|u| u == m))
+            }))
+        })
+    }
+
+    /// The `with session.begin():` block that commits the attribute write at `index` of
+    /// `function` (`reminder.status = "sent"`) when it ends: the innermost such block around
+    /// it. SQLAlchemy's unit of work writes it there, with no call of its own.
+    pub fn session_write(&self, function: &Function, index: usize) -> Option<u32> {
+        let event = function.events().get(index)?;
+        let EventKind::AttrAssign(assign) = &event.kind else {
+            return None;
+        };
+        if assign.key.is_some() || function.is_deferred(event.block) {
+            return None;
+        }
+        function
+            .ancestors(event.block)
+            .find(|&block| self.begins_session(function, block))
+    }
+
     pub fn writes_state(&self, id: FuncId, index: usize) -> bool {
         let Some(function) = self.function(id) else {
             return false;

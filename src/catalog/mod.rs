@@ -732,6 +732,10 @@ impl Orm {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct Guards {
     done_check_methods: Vec<String>,
+    /// Methods that fetch a row or a value: tested where they are called, done-checks; returned
+    /// by a helper, data rather than an answer.
+    #[serde(default)]
+    fetch_methods: Vec<String>,
     integrity_errors: Vec<String>,
     insert_methods: Vec<String>,
 }
@@ -2013,7 +2017,13 @@ impl Catalog {
 
     /// Whether a method's result, tested by a guard, is a done-check.
     pub fn is_done_check(&self, method: &str) -> bool {
-        self.guards.done_check_methods.iter().any(|m| m == method)
+        self.guards.done_check_methods.iter().any(|m| m == method) || self.is_fetch(method)
+    }
+
+    /// Whether a method fetches a row or a value (`first`, `one_or_none`): a done-check when
+    /// tested, not when returned ([`Catalog::is_done_check`]).
+    pub fn is_fetch(&self, method: &str) -> bool {
+        self.guards.fetch_methods.iter().any(|m| m == method)
     }
 
     /// Whether an exception class (its last name) is a unique constraint's violation.

@@ -845,8 +845,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                         });
                 // `return (*parts, key)`: the items of an unknown sequence take one place
                 // here, so places no longer say which item a source is in.
-                if let Some(Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. })) =
-                    ret.value.as_deref()
+                if let Some(
+                    Expr::Tuple(ast::ExprTuple { elts, .. })
+                    | Expr::List(ast::ExprList { elts, .. }),
+                ) = ret.value.as_deref()
                     && elts.iter().any(Expr::is_starred_expr)
                 {
                     value.lit = Lit::Other;
@@ -866,13 +868,20 @@ impl<'e, 'c> Walker<'e, 'c> {
                         value.range = inner.range;
                     }
                 }
-                let done_test = ret.value.as_deref().is_some_and(|returned| {
-                    let returned = self.bare_test(returned);
-                    matches!(
-                        self.guard_test(returned, &value),
-                        Some(GuardTest::DoneCheck { .. } | GuardTest::Claim)
-                    ) || self.pure(returned).flags & Value::CLAIM != 0
-                });
+                // A fetched row returned (`return qs.first()`) is data, not an answer.
+                let fetched = value
+                    .path
+                    .as_ref()
+                    .and_then(QPath::last_name)
+                    .is_some_and(|m| self.ex.catalog.is_fetch(m));
+                let done_test = !fetched
+                    && ret.value.as_deref().is_some_and(|returned| {
+                        let returned = self.bare_test(returned);
+                        matches!(
+                            self.guard_test(returned, &value),
+                            Some(GuardTest::DoneCheck { .. } | GuardTest::Claim)
+                        ) || self.pure(returned).flags & Value::CLAIM != 0
+                    });
                 // `return cache.add(k, 1)`, `return created`: the answer of a set-if-absent
                 // call or of `get_or_create`, this run's claim.
                 value.flags = (value.flags & (Value::MARKER | Value::CREATED))
@@ -2265,6 +2274,18 @@ impl<'e, 'c> Walker<'e, 'c> {
                     return Some(GuardTest::Claim);
                 }
                 if let Expr::Name(name) = left {
+                    // `row = session.get(Entry, pk)`, then `if row is not None: return`.
+                    if let Some((_, true)) = truth_comparison(compare)
+                        && self
+                            .lookup_local(name.id.as_str())
+                            .and_then(|local| local.path)
+                            .is_some_and(|path| {
+                                path.last_name()
+                                    .is_some_and(|m| self.ex.catalog.is_done_check(m))
+                            })
+                    {
+                        return Some(GuardTest::DoneCheck { field: None });
+                    }
                     // `if claimed == 0: return`.
                     if self
                         .lookup_local(name.id.as_str())

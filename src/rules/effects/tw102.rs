@@ -6,7 +6,10 @@ declare_rule! {
     /// ## What it does
     /// Reports an effect without idempotency-key support (Django `send_mail`,
     /// `EmailMessage.send`, `smtplib`, most SMS and chat APIs) that a task reaches with no
-    /// done-guard before it. A project helper the task calls first that raises when the work
+    /// done-guard before it. A fetched row or answer tested before the task leaves is one,
+    /// inline or through a local: `.exists()`, `cache.get(k)`, and SQLAlchemy's
+    /// `session.scalar(select(exists().where(...)))`, `session.get(M, pk) is not None`,
+    /// `.first()`, `.one_or_none()`. A project helper the task calls first that raises when the work
     /// is done (`ensure_not_sent(order)` doing `if order.sent: raise AlreadySent`) is a
     /// done-guard, unless the task catches what it raises. So is `if helper(...): return` when
     /// the helper returns a done-check (`return invoice.reminder_sent_at is not None`,

@@ -234,7 +234,7 @@ fn claimed_before(project: &Project, hop: Hop) -> bool {
                     && tx != crate::project::FUNCTION_TRANSACTION
                     && function.block_within(event.block, tx)
                     && !function.block_within(target, tx)
-                    && begins_session(project, function, tx)
+                    && project.begins_session(function, tx)
             };
             // The guard must stand over the effect: `if not x.sms_sent:` guards its own body,
             // not the next step's effect after it.
@@ -245,20 +245,6 @@ fn claimed_before(project: &Project, hop: Hop) -> bool {
                         || flushed(event)
                 })
         })
-}
-
-/// Whether the block `tx` of `function` is a `with` over a session's `begin()` (`with
-/// session.begin():`, `async with Session() as session, session.begin():`; the catalog's
-/// `unit-of-work-methods`), whose commit at the block's end writes the rows' changed attributes.
-fn begins_session(project: &Project, function: &crate::facts::Function, tx: u32) -> bool {
-    let methods = &project.catalog.transactions.unit_of_work_methods;
-    function.blocks().get(tx as usize).is_some_and(|block| {
-        matches!(&block.kind, crate::facts::BlockKind::With { items }
-        if items.iter().any(|item| {
-            (item.path.as_ref().and_then(|p| p.last_name()))
-                .is_some_and(|m| methods.iter().any(|u| u == m))
-        }))
-    })
 }
 
 /// The fields the ORM write at `index` of `func` sets, when the call names them all

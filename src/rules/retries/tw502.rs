@@ -9,6 +9,9 @@ declare_rule! {
     /// one inside a loop — while recording its progress at most once. Reported at the first
     /// keyless effect that a later effect follows. An effect the loop leaves right after
     /// (`send(...)` then `break` or `return`) runs once per run, and is not repeated by it.
+    /// Progress counts as recorded where it is committed: an ORM write, or an attribute set
+    /// inside a `with session.begin():` block (SQLAlchemy writes it when the block ends, so a
+    /// claim in its own block per item, before the item's effect, records each item).
     ///
     /// ## Why it matters on a second run
     /// A failure after the first effect makes the retry repeat it: the SMS goes out again
@@ -45,13 +48,20 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let function = task.function;
     let keyless =
         |effect: &EffectAt| matches!(*effect.key, KeyStatus::Missing | KeyStatus::Unsupported);
+    // `reminder.status = "sent"` in a `with session.begin():` block that ends before `block`:
+    // written when the block commits, before what follows it.
+    let committed_before = |i: usize, block: u32| {
+        project
+            .session_write(function, i)
+            .is_some_and(|tx| !function.block_within(block, tx))
+    };
     // Whether progress is written between two events (on a path that can pass both).
     let recorded_between = |from: usize, to: usize, block: u32| {
         (from + 1..to).any(|i| {
             let event = &function.events()[i];
             !function.exclusive(block, event.block)
-                && project.writes_state(task.id, i)
-                && project.effects_at(task.id, i).is_empty()
+                && (project.writes_state(task.id, i) && project.effects_at(task.id, i).is_empty()
+                    || committed_before(i, function.events()[to].block))
         })
     };
     for effect in task.ordered_effects().filter(|e| keyless(e)) {
@@ -73,11 +83,10 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             // A guard in the loop checks each item only if the loop records each item: with
             // the flag set after the loop (`filter(...).update(reminded=True)`), or nowhere, a
             // failure mid-loop leaves it unset for the items already done.
-            let records_each_time = function
-                .events()
-                .iter()
-                .enumerate()
-                .any(|(i, event)| in_loop(event.block) && project.writes_state(task.id, i));
+            let records_each_time = function.events().iter().enumerate().any(|(i, event)| {
+                in_loop(event.block)
+                    && (project.writes_state(task.id, i) || committed_before(i, effect.block))
+            });
             let guarded_each_time = effect.guarded
                 && records_each_time
                 && (!project.is_guarded(task.id, effect.index)
@@ -89,12 +98,13 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             !guarded_each_time
                 && !function.events().iter().enumerate().any(|(i, event)| {
                     in_loop(event.block)
-                        && project.writes_state(task.id, i)
-                        && if i == effect.index {
-                            effect.trace.len() > 1
-                        } else {
-                            project.effects_at(task.id, i).is_empty()
-                        }
+                        && (project.writes_state(task.id, i)
+                            && if i == effect.index {
+                                effect.trace.len() > 1
+                            } else {
+                                project.effects_at(task.id, i).is_empty()
+                            }
+                            || committed_before(i, effect.block))
                 })
         });
         let why = if let Some(other) = followed {

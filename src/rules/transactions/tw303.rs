@@ -16,7 +16,9 @@ declare_rule! {
     /// so is one that returns the marker's answer itself (`return cache.add(key, 1, ttl)`,
     /// `return created` after `get_or_create`). A key given back when the work ends is a lock,
     /// not a marker: released in a `finally`, or taken by a context manager
-    /// (`with mutex.acquire() as acquired: if not acquired: return`).
+    /// (`with mutex.acquire() as acquired: if not acquired: return`). Nor is one deleted when
+    /// the work fails (`except Exception: redis.delete(marker); raise`): the retry takes it
+    /// again.
     ///
     /// ## Why it matters on a second run
     /// If the work fails after the marker is committed — an exception, a timeout, a worker
