@@ -736,6 +736,9 @@ struct Guards {
     /// by a helper, data rather than an answer.
     #[serde(default)]
     fetch_methods: Vec<String>,
+    /// Attributes holding how many rows a statement changed (`result.rowcount`).
+    #[serde(default)]
+    count_attributes: Vec<String>,
     integrity_errors: Vec<String>,
     insert_methods: Vec<String>,
 }
@@ -2024,6 +2027,11 @@ impl Catalog {
     /// tested, not when returned ([`Catalog::is_done_check`]).
     pub fn is_fetch(&self, method: &str) -> bool {
         self.guards.fetch_methods.iter().any(|m| m == method)
+    }
+
+    /// Whether an attribute holds the number of rows a statement changed (`rowcount`).
+    pub fn is_count_attribute(&self, attribute: &str) -> bool {
+        self.guards.count_attributes.iter().any(|a| a == attribute)
     }
 
     /// Whether an exception class (its last name) is a unique constraint's violation.

@@ -1570,11 +1570,22 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::Name(name) => self.set_local(name.id.as_str(), value.clone()),
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
                 let is_get_or_create = self.is_get_or_create(value);
+                // `sent_at, phone = cur.fetchone()`: each item is a value of the fetched row,
+                // tested as the fetch is (`if sent_at is not None: return`).
+                let fetched = value
+                    .path
+                    .as_ref()
+                    .filter(|path| {
+                        path.last_name()
+                            .is_some_and(|m| self.ex.catalog.is_fetch(m))
+                    })
+                    .cloned();
                 for (i, elt) in elts.iter().enumerate() {
                     let mut item = match &value.lit {
                         Lit::Seq(items) => items.get(i).cloned().unwrap_or_default(),
                         _ => Value {
                             taint: value.taint.iter().map(|t| t.item(i)).collect(),
+                            path: fetched.clone(),
                             ..Value::default()
                         },
                     };
@@ -2176,6 +2187,12 @@ impl<'e, 'c> Walker<'e, 'c> {
                 if inner.flags & Value::CLAIM != 0 {
                     return Some(GuardTest::Claim);
                 }
+                // `if not result.rowcount: return`: the conditional update changed nothing.
+                if let Expr::Attribute(attr) = operand
+                    && self.ex.catalog.is_count_attribute(attr.attr.as_str())
+                {
+                    return Some(GuardTest::Claim);
+                }
                 // `if not x.receipt_pending: return`: a state check, like `!=`.
                 match operand {
                     Expr::Attribute(attr) => Some(GuardTest::StateNot {
@@ -2242,6 +2259,13 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::Attribute(attr) => Some(GuardTest::DoneCheck {
                 field: Some(Sym::new(attr.attr.as_str())),
             }),
+            // `if row["welcome_sent"]: return` on a row a raw cursor fetched as a dict.
+            Expr::Subscript(sub) => match &*sub.slice {
+                Expr::StringLiteral(key) => Some(GuardTest::DoneCheck {
+                    field: Some(Sym::new(key.value.to_str())),
+                }),
+                _ => None,
+            },
             // `if r.set(k, 1, nx=True) is None: return`, `if created is False: return`.
             Expr::Compare(compare)
                 if let Some((operand, truthy)) = truth_comparison(compare)
@@ -2267,6 +2291,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                         .iter()
                         .any(|c| matches!(c, Expr::NoneLiteral(_)));
                 let left = unwalrus(&compare.left);
+                // `if result.rowcount != 1: return` (`== 0`, `< 1`): no row changed, another
+                // run claimed it first.
+                if let Expr::Attribute(attr) = left
+                    && self.ex.catalog.is_count_attribute(attr.attr.as_str())
+                    && counts_none(compare)
+                {
+                    return Some(GuardTest::Claim);
+                }
                 // `if Order.objects.filter(pk=pk, sent=False).update(sent=True) == 0: return`.
                 if matches!(left, Expr::Call(_) | Expr::Await(_))
                     && self.pure(left).flags & Value::CLAIM != 0
@@ -2282,6 +2314,18 @@ impl<'e, 'c> Walker<'e, 'c> {
                             .is_some_and(|path| {
                                 path.last_name()
                                     .is_some_and(|m| self.ex.catalog.is_done_check(m))
+                            })
+                    {
+                        return Some(GuardTest::DoneCheck { field: None });
+                    }
+                    // `status, phone = cur.fetchone()`, then `if status == "sent": return`.
+                    if positive
+                        && !is_none_check
+                        && self
+                            .lookup_local(name.id.as_str())
+                            .and_then(|local| local.path)
+                            .is_some_and(|path| {
+                                path.last_name().is_some_and(|m| self.ex.catalog.is_fetch(m))
                             })
                     {
                         return Some(GuardTest::DoneCheck { field: None });
@@ -4690,6 +4734,21 @@ fn get_or_create_item(value: &Value, i: usize, item: &mut Value) {
 /// not None`, `x is True`, `x is not False` that it is true (`Some((x, true))`): how the result
 /// of a set-if-absent call (`None` from redis-py when the key exists) or a `created` flag is
 /// often tested instead of `not x`.
+/// Whether a comparison of a changed-rows count says no row changed: `== 0`, `!= 1`, `< 1`,
+/// `<= 0`.
+fn counts_none(compare: &ast::ExprCompare) -> bool {
+    let ([op], [Expr::NumberLiteral(number)]) = (&*compare.ops, &*compare.comparators) else {
+        return false;
+    };
+    let ast::Number::Int(n) = &number.value else {
+        return false;
+    };
+    matches!(
+        (op, n.as_u8()),
+        (CmpOp::Eq | CmpOp::LtE, Some(0)) | (CmpOp::NotEq | CmpOp::Lt, Some(1))
+    )
+}
+
 fn truth_comparison(compare: &ast::ExprCompare) -> Option<(&Expr, bool)> {
     let ([op], [right]) = (&*compare.ops, &*compare.comparators) else {
         return None;

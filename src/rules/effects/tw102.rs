@@ -9,7 +9,10 @@ declare_rule! {
     /// done-guard before it. A fetched row or answer tested before the task leaves is one,
     /// inline or through a local: `.exists()`, `cache.get(k)`, and SQLAlchemy's
     /// `session.scalar(select(exists().where(...)))`, `session.get(M, pk) is not None`,
-    /// `.first()`, `.one_or_none()`. A project helper the task calls first that raises when the work
+    /// `.first()`, `.one_or_none()`, a value of a row unpacked from `cur.fetchone()` or read
+    /// by key (`row["sent"]`); so is the changed-rows count of a conditional update
+    /// (`if result.rowcount != 1: return`, `== 0`, `not result.rowcount`). A project helper the
+    /// task calls first that raises when the work
     /// is done (`ensure_not_sent(order)` doing `if order.sent: raise AlreadySent`) is a
     /// done-guard, unless the task catches what it raises. So is `if helper(...): return` when
     /// the helper returns a done-check (`return invoice.reminder_sent_at is not None`,
