@@ -2240,9 +2240,12 @@ impl<'e, 'c> Walker<'e, 'c> {
                     })
                 })
             }
-            // `if row is None or row.sent: return`: the first done-check decides; a test
-            // that may be a helper's answer (`row is None`) only when nothing else is one.
+            // `if row is None or row.sent: return`: the first done-check decides; a test of a
+            // state the function may not write (`not period.closed`, `status != "ready"`)
+            // only when nothing else is one, and a test that may be a helper's answer (`row is
+            // None`) only when neither is.
             Expr::BoolOp(bool_op) if bool_op.op == BoolOp::Or => {
+                let mut state = None;
                 let mut helper = None;
                 for v in &bool_op.values {
                     let inner = self.pure(v);
@@ -2250,11 +2253,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                         Some(test @ GuardTest::Helper { .. }) => {
                             helper.get_or_insert(test);
                         }
+                        Some(test @ GuardTest::StateNot { .. }) => {
+                            state.get_or_insert(test);
+                        }
                         Some(test) => return Some(test),
                         None => {}
                     }
                 }
-                helper
+                state.or(helper)
             }
             Expr::Attribute(attr) => Some(GuardTest::DoneCheck {
                 field: Some(Sym::new(attr.attr.as_str())),
@@ -4756,6 +4762,11 @@ fn truth_comparison(compare: &ast::ExprCompare) -> Option<(&Expr, bool)> {
     let against_false = match right {
         Expr::NoneLiteral(_) => true,
         Expr::BooleanLiteral(literal) => !literal.value,
+        // `r.hsetnx(k, f, 1) == 0`: a count or a flag as an integer.
+        Expr::NumberLiteral(ast::ExprNumberLiteral {
+            value: ast::Number::Int(n),
+            ..
+        }) if n.as_u8() == Some(0) => true,
         _ => return None,
     };
     let equal = match op {

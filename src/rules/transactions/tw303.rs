@@ -10,7 +10,7 @@ declare_rule! {
     /// Reports a de-duplication marker committed **before** the work it protects: a row created
     /// in its own `transaction.atomic()` block and guarded by `except IntegrityError: return`,
     /// `get_or_create` followed by `if not created: return`, or `cache.add`/`redis.set(nx=True)`
-    /// followed by an early return — when the work is not inside the marker's transaction. A
+    /// (`sadd`, `hsetnx`) followed by an early return — when the work is not inside the marker's transaction. A
     /// claim helper that writes the marker and answers whether this run is the first
     /// (`if not first_delivery(event_id): return`, then the work) is reported at its marker;
     /// so is one that returns the marker's answer itself (`return cache.add(key, 1, ttl)`,
