@@ -2331,7 +2331,8 @@ impl<'e, 'c> Walker<'e, 'c> {
                             .lookup_local(name.id.as_str())
                             .and_then(|local| local.path)
                             .is_some_and(|path| {
-                                path.last_name().is_some_and(|m| self.ex.catalog.is_fetch(m))
+                                path.last_name()
+                                    .is_some_and(|m| self.ex.catalog.is_fetch(m))
                             })
                     {
                         return Some(GuardTest::DoneCheck { field: None });
