@@ -980,12 +980,8 @@ impl<'e, 'c> Walker<'e, 'c> {
                 for item in &with.items {
                     let value = self.expr(&item.context_expr, block);
                     if let Some(target) = &item.optional_vars {
-                        // `with mutex.acquire() as acquired:`: the key is given back when the
-                        // block ends, so `if not acquired: return` leaves a lock, not a marker.
                         if value.flags & Value::MARKER != 0 {
-                            let mut held = value.clone();
-                            held.flags &= !Value::MARKER;
-                            self.bind(target, &held, block);
+                            self.bind_held(target, &value, block);
                         } else {
                             self.bind(target, &value, block);
                         }
@@ -1563,7 +1559,33 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
     }
 
+    /// `for model in (Processed, Sent): model.objects.filter(...).delete()`: each model's rows.
+    /// Out of line: `call_of` recurses as deep as calls nest, and its frame is kept small.
+    #[inline(never)]
+    fn delete_through_loop(&mut self, path: &QPath, method: Sym) {
+        if path.0.len() > 2
+            && self.ex.catalog.orm.delete_methods.has(method.as_str())
+            && self.ex.catalog.orm.manager_at(path) == Some(1)
+            && let Some((_, classes)) = self
+                .loop_classes
+                .iter()
+                .rev()
+                .find(|(var, _)| *var == path.0[0].name)
+        {
+            self.ex.deleted_models.extend(classes.iter().cloned());
+        }
+    }
+
     // ------------------------------------------------------------------ bindings
+
+    /// `with mutex.acquire() as acquired:`: the key is given back when the block ends, so `if
+    /// not acquired: return` leaves a lock, not a marker. Out of line, off `stmt`'s frame.
+    #[inline(never)]
+    fn bind_held(&mut self, target: &Expr, value: &Value, block: u32) {
+        let mut held = value.clone();
+        held.flags &= !Value::MARKER;
+        self.bind(target, &held, block);
+    }
 
     fn bind(&mut self, target: &Expr, value: &Value, block: u32) {
         match target {
@@ -3103,14 +3125,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 {
                     get_or_create_item(&base, i, &mut value);
                 }
-                // `pair[0]` of a helper's result: its first item.
-                match index.as_int().and_then(|i| usize::try_from(i).ok()) {
-                    Some(i) if !matches!(base.lit, Lit::Seq(_)) => {
-                        let items: Vec<Taint> = base.taint.iter().map(|t| t.item(i)).collect();
-                        merge_taint(&mut value.taint, &items);
-                    }
-                    _ => merge_taint(&mut value.taint, &base.taint),
-                }
+                merge_item_taint(&mut value.taint, &base, &index);
                 merge_taint(&mut value.taint, &index.taint);
                 // Delivery metadata read by key: arq's `ctx["job_try"]`, Dramatiq's
                 // `message.options["retries"]` (the catalog writes them `__getitem__(key)`).
@@ -4002,19 +4017,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                 Lit::Float(n)
             };
         }
-        // `for model in (Processed, Sent): model.objects.filter(...).delete()`: each model's.
         if !self.loop_classes.is_empty()
             && let Some(path) = &path
-            && path.0.len() > 2
-            && self.ex.catalog.orm.delete_methods.has(method.as_str())
-            && self.ex.catalog.orm.manager_at(path) == Some(1)
-            && let Some((_, classes)) = self
-                .loop_classes
-                .iter()
-                .rev()
-                .find(|(var, _)| *var == path.0[0].name)
         {
-            self.ex.deleted_models.extend(classes.iter().cloned());
+            self.delete_through_loop(path, method);
         }
         // `"DELETE FROM {}".format(Model._meta.db_table)`: the model's rows.
         if method.as_str() == "format"
@@ -4741,6 +4747,19 @@ fn get_or_create_item(value: &Value, i: usize, item: &mut Value) {
 /// not None`, `x is True`, `x is not False` that it is true (`Some((x, true))`): how the result
 /// of a set-if-absent call (`None` from redis-py when the key exists) or a `created` flag is
 /// often tested instead of `not x`.
+/// Merges the taint of `base[index]` into `into`: `pair[0]` of a helper's result is its first
+/// item. Out of line, off `expr`'s recursive frame.
+#[inline(never)]
+fn merge_item_taint(into: &mut ThinVec<Taint>, base: &Value, index: &Value) {
+    match index.as_int().and_then(|i| usize::try_from(i).ok()) {
+        Some(i) if !matches!(base.lit, Lit::Seq(_)) => {
+            let items: Vec<Taint> = base.taint.iter().map(|t| t.item(i)).collect();
+            merge_taint(into, &items);
+        }
+        _ => merge_taint(into, &base.taint),
+    }
+}
+
 /// Whether a comparison of a changed-rows count says no row changed: `== 0`, `!= 1`, `< 1`,
 /// `<= 0`.
 fn counts_none(compare: &ast::ExprCompare) -> bool {
