@@ -2334,28 +2334,17 @@ impl<'e, 'c> Walker<'e, 'c> {
                     return Some(GuardTest::Claim);
                 }
                 if let Expr::Name(name) = left {
-                    // `row = session.get(Entry, pk)`, then `if row is not None: return`.
-                    if let Some((_, true)) = truth_comparison(compare)
-                        && self
-                            .lookup_local(name.id.as_str())
-                            .and_then(|local| local.path)
-                            .is_some_and(|path| {
-                                path.last_name()
-                                    .is_some_and(|m| self.ex.catalog.is_done_check(m))
-                            })
-                    {
-                        return Some(GuardTest::DoneCheck { field: None });
-                    }
+                    // `row = session.get(Entry, pk)`, then `if row is not None: return`;
                     // `status, phone = cur.fetchone()`, then `if status == "sent": return`.
-                    if positive
-                        && !is_none_check
-                        && self
-                            .lookup_local(name.id.as_str())
-                            .and_then(|local| local.path)
-                            .is_some_and(|path| {
-                                path.last_name()
-                                    .is_some_and(|m| self.ex.catalog.is_fetch(m))
-                            })
+                    let catalog = self.ex.catalog;
+                    let made_by = self
+                        .lookup_local(name.id.as_str())
+                        .and_then(|local| local.path)
+                        .and_then(|path| path.last_name());
+                    if let Some(method) = made_by
+                        && (matches!(truth_comparison(compare), Some((_, true)))
+                            && catalog.is_done_check(method)
+                            || positive && !is_none_check && catalog.is_fetch(method))
                     {
                         return Some(GuardTest::DoneCheck { field: None });
                     }
