@@ -741,6 +741,19 @@ struct Guards {
     count_attributes: Vec<String>,
     integrity_errors: Vec<String>,
     insert_methods: Vec<String>,
+    /// What makes an insert skip a row already there (`ON CONFLICT DO NOTHING`, SQLAlchemy's
+    /// `on_conflict_do_nothing()`), and return what it inserted (`RETURNING`): its answer is
+    /// empty when an earlier run claimed the row.
+    #[serde(default)]
+    claim_insert_skips: Vec<String>,
+    #[serde(default)]
+    claim_insert_returning: Vec<String>,
+    /// Session methods that stage a row for the next commit (`session.add(...)`), and the
+    /// methods that commit it: the commit raises the staged insert's `IntegrityError`.
+    #[serde(default)]
+    staged_insert_methods: Vec<String>,
+    #[serde(default)]
+    commit_methods: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -839,6 +852,11 @@ impl Writes {
         } else {
             None
         }
+    }
+
+    /// Whether `method` runs the statement given as its first argument (`execute`).
+    pub fn is_sql_method(&self, method: &str) -> bool {
+        self.sql_methods.iter().any(|m| m == method)
     }
 
     /// Whether a call of `path` is its first argument as a statement (`text("INSERT ...")`).
@@ -2037,6 +2055,49 @@ impl Catalog {
     /// Whether an exception class (its last name) is a unique constraint's violation.
     pub fn is_integrity_error(&self, name: &str) -> bool {
         self.guards.integrity_errors.iter().any(|e| e == name)
+    }
+
+    /// Whether SQL text inserts a row unless it is there and returns what it inserted
+    /// (`INSERT ... ON CONFLICT DO NOTHING RETURNING id`): a claim whose empty answer says an
+    /// earlier run made the row.
+    pub fn claims_insert_sql(&self, sql: &str) -> bool {
+        let sql = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+        let sql = sql.to_ascii_lowercase();
+        let guards = &self.guards;
+        sql.contains("insert")
+            && guards
+                .claim_insert_skips
+                .iter()
+                .any(|s| sql.contains(s.as_str()))
+            && guards
+                .claim_insert_returning
+                .iter()
+                .any(|r| sql.contains(r.as_str()))
+    }
+
+    /// Whether a statement built by calls is such a claim: SQLAlchemy's
+    /// `insert(M).values(...).on_conflict_do_nothing().returning(M.id)`.
+    pub fn claims_insert_statement(&self, path: &QPath) -> bool {
+        let guards = &self.guards;
+        let calls = |names: &[String]| {
+            path.0
+                .iter()
+                .any(|seg| seg.call != Call::No && names.iter().any(|n| n == seg.name.as_str()))
+        };
+        calls(&guards.claim_insert_skips) && calls(&guards.claim_insert_returning)
+    }
+
+    /// Whether a method stages a row for the next commit (`session.add(...)`).
+    pub fn stages_insert(&self, method: &str) -> bool {
+        self.guards
+            .staged_insert_methods
+            .iter()
+            .any(|m| m == method)
+    }
+
+    /// Whether a method commits what a session staged (`session.commit()`, `flush()`).
+    pub fn is_commit(&self, method: &str) -> bool {
+        self.guards.commit_methods.iter().any(|m| m == method)
     }
 
     /// Whether a method inserts rows, for the insert an `except IntegrityError` protects.

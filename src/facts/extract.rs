@@ -369,6 +369,10 @@ struct Walker<'e, 'c> {
     /// Loop variables over a written-out sequence of classes (`for model in (Processed,
     /// Sent):`), with the classes: a delete through the variable deletes rows of each.
     loop_classes: Vec<(Sym, Vec<QPath>)>,
+    /// Values that hold the answer of an insert claiming a row (`INSERT ... ON CONFLICT DO
+    /// NOTHING RETURNING id`), by the range of the call or local that made them, with the
+    /// insert's call: the marker a test of the answer names. Few per function.
+    insert_claims: Vec<(TextRange, TextRange)>,
     /// The function's `**kwargs` parameter: what a caller gives by keyword beyond the others.
     kwarg: Option<Sym>,
 }
@@ -419,6 +423,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             rebound: Vec::new(),
             client_headers: Vec::new(),
             loop_classes: Vec::new(),
+            insert_claims: Vec::new(),
             kwarg: None,
         }
     }
@@ -1156,6 +1161,7 @@ impl<'e, 'c> Walker<'e, 'c> {
 
     fn stmt_try<'a>(&mut self, stmt_try: &'a ast::StmtTry, block: u32, pending: &mut Pending<'a>) {
         let body = self.push_block(block, BlockKind::Try);
+        let before = self.events.len();
         self.suite(&stmt_try.body, body, pending);
         let mut integrity_exit = None;
         let body_events = self.events.len();
@@ -1189,19 +1195,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         let finally = self.push_block(block, BlockKind::Finally);
         self.suite(&stmt_try.finalbody, finally, pending);
         if let Some(exit) = integrity_exit {
-            // The inserts the handler may protect: the write calls in the `try` body.
-            let inserts = self.events[..body_events]
-                .iter()
-                .filter_map(|event| match &event.kind {
-                    EventKind::Call(call)
-                        if self.blocks_within(event.block, body)
-                            && self.ex.catalog.is_insert(call.method.as_str()) =>
-                    {
-                        Some(call.range)
-                    }
-                    _ => None,
-                })
-                .collect();
+            let inserts = self.integrity_inserts(before, body_events, body);
             self.push_guard(
                 block,
                 stmt_try.range,
@@ -1212,6 +1206,47 @@ impl<'e, 'c> Walker<'e, 'c> {
         // `else:` runs when the body raised nothing, and outside the handlers' reach: as code
         // after the statement (after the insert an `except IntegrityError` guards, say).
         self.suite(&stmt_try.orelse, block, pending);
+    }
+
+    /// The inserts an `except IntegrityError` handler may protect: the write calls in the
+    /// `try` body (its events from `start` to `end`, in block `body`); or, when the body only
+    /// commits, the rows staged since the last commit before it (`session.add(Marker(...))`,
+    /// then `try: session.commit()`). Out of line, off `stmt`'s recursive frame.
+    #[inline(never)]
+    fn integrity_inserts(&self, start: usize, end: usize, body: u32) -> Vec<TextRange> {
+        let catalog = self.ex.catalog;
+        let in_body: Vec<&CallSite> = self.events[start..end]
+            .iter()
+            .filter_map(|event| match &event.kind {
+                EventKind::Call(call) if self.blocks_within(event.block, body) => Some(&**call),
+                _ => None,
+            })
+            .collect();
+        let inserts: Vec<TextRange> = in_body
+            .iter()
+            .filter(|call| catalog.is_insert(call.method.as_str()))
+            .map(|call| call.range)
+            .collect();
+        if !inserts.is_empty()
+            || !in_body
+                .iter()
+                .any(|call| catalog.is_commit(call.method.as_str()))
+        {
+            return inserts;
+        }
+        let mut staged: Vec<TextRange> = self.events[..start]
+            .iter()
+            .rev()
+            .filter_map(|event| match &event.kind {
+                EventKind::Call(call) => Some(call),
+                _ => None,
+            })
+            .take_while(|call| !catalog.is_commit(call.method.as_str()))
+            .filter(|call| catalog.stages_insert(call.method.as_str()))
+            .map(|call| call.range)
+            .collect();
+        staged.reverse();
+        staged
     }
 
     fn function_def<'a>(&mut self, def: &'a ast::StmtFunctionDef, pending: &mut Pending<'a>) {
@@ -2621,6 +2656,12 @@ impl<'e, 'c> Walker<'e, 'c> {
     /// when it is false: this run did not create the row or take the key.
     fn marker_test(&self, expr: &Expr, value: &Value) -> Option<GuardTest> {
         let marker = self.marker_range(expr, value.range);
+        // `row = cur.fetchone()` after `cur.execute("INSERT ... RETURNING id")`: the insert.
+        let marker = self
+            .insert_claims
+            .iter()
+            .find(|(at, _)| *at == marker)
+            .map_or(marker, |(_, insert)| *insert);
         if value.flags & Value::CREATED != 0 {
             Some(GuardTest::NotCreated {
                 marker,
@@ -4197,6 +4238,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 _ => None,
             };
         }
+        self.insert_claim(call, method, &args, &mut value);
 
         let receiver_var = match &*call.func {
             _ if run.is_some() => None,
@@ -4266,6 +4308,79 @@ impl<'e, 'c> Walker<'e, 'c> {
             self.later_call(block, range, target);
         }
         value
+    }
+
+    /// Marks the answer of an insert that claims a row: `INSERT ... ON CONFLICT DO NOTHING
+    /// RETURNING id` run by `execute`/`fetchrow` (or SQLAlchemy's
+    /// `insert(M).values(...).on_conflict_do_nothing().returning(M.id)`), and what a fetch
+    /// reads from it (`.scalar_one_or_none()`, `cur.fetchone()`), is empty when an earlier run
+    /// inserted the row first: a `created` flag, whose marker is the insert. Out of line, off
+    /// `call_of`'s recursive frame.
+    #[inline(never)]
+    fn insert_claim(
+        &mut self,
+        call: &ast::ExprCall,
+        method: Sym,
+        args: &[Value],
+        value: &mut Value,
+    ) {
+        let catalog = self.ex.catalog;
+        let fetch = catalog.is_fetch(method.as_str());
+        let runs = catalog.writes.is_sql_method(method.as_str());
+        if !fetch && !runs {
+            return;
+        }
+        let claims = |arg: &Value| match &arg.lit {
+            Lit::Str(sql) => catalog.claims_insert_sql(sql),
+            _ => arg
+                .path
+                .as_ref()
+                .is_some_and(|path| catalog.claims_insert_statement(path)),
+        };
+        let receiver = match &*call.func {
+            Expr::Attribute(attr) => Some(match &*attr.value {
+                Expr::Await(awaited) => &*awaited.value,
+                other => other,
+            }),
+            _ => None,
+        };
+        let marker = if args.first().is_some_and(claims) {
+            // `cur.execute("INSERT ... RETURNING id")`, then `cur.fetchone()`: the cursor
+            // holds the answer.
+            if runs
+                && let Some(Expr::Name(cursor)) = receiver
+                && let Some(local) = self.locals.get_mut(&Sym::new(cursor.id.as_str()))
+                && !local.range.is_empty()
+            {
+                local.flags |= Value::CREATED;
+                let at = local.range;
+                self.insert_claims.push((at, call.range()));
+            }
+            Some(call.range())
+        } else if fetch {
+            let at = match receiver {
+                Some(Expr::Call(inner)) => Some(inner.range()),
+                Some(Expr::Name(name)) => self
+                    .local_ref(name.id.as_str(), Sym::new(name.id.as_str()))
+                    .filter(|local| local.flags & Value::CREATED != 0)
+                    .map(|local| local.range),
+                _ => None,
+            };
+            at.and_then(|at| {
+                self.insert_claims
+                    .iter()
+                    .find(|(claim, _)| *claim == at)
+                    .map(|(_, insert)| *insert)
+            })
+        } else {
+            None
+        };
+        if let Some(insert) = marker {
+            value.flags |= Value::CREATED;
+            if !self.insert_claims.iter().any(|(at, _)| *at == call.range()) {
+                self.insert_claims.push((call.range(), insert));
+            }
+        }
     }
 
     /// The call a runner makes later of the function it is given (`on_commit(notify)`,

@@ -10,7 +10,12 @@ declare_rule! {
     /// Reports a de-duplication marker committed **before** the work it protects: a row created
     /// in its own `transaction.atomic()` block and guarded by `except IntegrityError: return`,
     /// `get_or_create` followed by `if not created: return`, or `cache.add`/`redis.set(nx=True)`
-    /// (`sadd`, `hsetnx`) followed by an early return — when the work is not inside the marker's transaction. A
+    /// (`sadd`, `hsetnx`) followed by an early return — when the work is not inside the marker's
+    /// transaction. The same holds for an insert that skips a row already there and returns what
+    /// it inserted (`INSERT ... ON CONFLICT DO NOTHING RETURNING id`, SQLAlchemy's
+    /// `.on_conflict_do_nothing().returning(...)`) followed by `if row is None: return`, and for
+    /// a row staged with `session.add(...)` and committed behind `except IntegrityError:
+    /// return`. A
     /// claim helper that writes the marker and answers whether this run is the first
     /// (`if not first_delivery(event_id): return`, then the work) is reported at its marker;
     /// so is one that returns the marker's answer itself (`return cache.add(key, 1, ttl)`,
