@@ -740,6 +740,9 @@ struct Guards {
     #[serde(default)]
     count_attributes: Vec<String>,
     integrity_errors: Vec<String>,
+    /// Exceptions (their last name) a query raises when no row matches (`DoesNotExist`).
+    #[serde(default)]
+    missing_row_errors: Vec<String>,
     insert_methods: Vec<String>,
     /// What makes an insert skip a row already there (`ON CONFLICT DO NOTHING`, SQLAlchemy's
     /// `on_conflict_do_nothing()`), and return what it inserted (`RETURNING`): its answer is
@@ -2098,6 +2101,12 @@ impl Catalog {
     /// Whether a method commits what a session staged (`session.commit()`, `flush()`).
     pub fn is_commit(&self, method: &str) -> bool {
         self.guards.commit_methods.iter().any(|m| m == method)
+    }
+
+    /// Whether an exception class (its last name) says no row matched a query
+    /// (`Model.DoesNotExist`).
+    pub fn is_missing_row_error(&self, name: &str) -> bool {
+        self.guards.missing_row_errors.iter().any(|e| e == name)
     }
 
     /// Whether a method inserts rows, for the insert an `except IntegrityError` protects.

@@ -344,7 +344,7 @@ struct Walker<'e, 'c> {
     /// Locals holding a row a query selected by a field's value (`row = Outbox.objects
     /// .filter(pk=pk, status="pending").first()`), with that field: `if row is None: return`
     /// then tests the field's state, as `if row.status != "pending": return` would.
-    row_states: Vec<(Sym, Sym)>,
+    row_states: Vec<(Sym, GuardTest)>,
     /// Locals holding a queryset (`q = Flip.objects.filter(id=pk, processed=None)`), with
     /// the fields it selects by: `q.update(processed=now)` is then a claim, as the chained
     /// form is.
@@ -1150,6 +1150,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     GuardTest::DoneCheck { field: Some(field) } => GuardTest::StateNot {
                         field,
                         on_path: true,
+                        also: ThinVec::new(),
                     },
                     other => other,
                 };
@@ -1164,6 +1165,7 @@ impl<'e, 'c> Walker<'e, 'c> {
         let before = self.events.len();
         self.suite(&stmt_try.body, body, pending);
         let mut integrity_exit = None;
+        let mut missing_exit = None;
         let body_events = self.events.len();
         for ast::ExceptHandler::ExceptHandler(handler) in &stmt_try.handlers {
             let catches: Vec<QPath> = match handler.type_.as_deref() {
@@ -1179,6 +1181,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                 p.last_name()
                     .is_some_and(|n| self.ex.catalog.is_integrity_error(n))
             });
+            let catches_missing = catches.iter().any(|p| {
+                p.last_name()
+                    .is_some_and(|n| self.ex.catalog.is_missing_row_error(n))
+            });
             let fallback = self.is_module && catches.iter().any(is_import_error);
             let handler_block = self.push_block(block, BlockKind::Handler { catches });
             if let Some(name) = &handler.name {
@@ -1190,6 +1196,9 @@ impl<'e, 'c> Walker<'e, 'c> {
             if catches_integrity {
                 // `return`, `continue` or `raise`: each leaves the work undone (RULES.md).
                 integrity_exit = exits(&handler.body);
+            }
+            if catches_missing {
+                missing_exit = exits(&handler.body);
             }
         }
         let finally = self.push_block(block, BlockKind::Finally);
@@ -1203,9 +1212,49 @@ impl<'e, 'c> Walker<'e, 'c> {
                 exit,
             );
         }
+        if let Some(exit) = missing_exit
+            && let Some(test) = self.missing_row_test(&stmt_try.body)
+        {
+            self.push_guard(block, stmt_try.range, test, exit);
+        }
         // `else:` runs when the body raised nothing, and outside the handlers' reach: as code
         // after the statement (after the insert an `except IntegrityError` guards, say).
         self.suite(&stmt_try.orelse, block, pending);
+    }
+
+    /// `try: row = Model.objects.get(pk=pk, sent=False) except Model.DoesNotExist: return`: the
+    /// row is found only in the state it was selected by, as `if row is None: return` after
+    /// `.filter(...).first()` says. The test of that state, when the query selects by one.
+    /// Out of line, off `stmt`'s recursive frame.
+    #[inline(never)]
+    fn missing_row_test(&self, body: &[Stmt]) -> Option<GuardTest> {
+        let orm = &self.ex.catalog.orm;
+        body.iter().find_map(|stmt| {
+            let value = match stmt {
+                Stmt::Assign(assign) => &*assign.value,
+                Stmt::AnnAssign(assign) => assign.value.as_deref()?,
+                _ => return None,
+            };
+            let value = match value {
+                Expr::Await(awaited) => &*awaited.value,
+                other => other,
+            };
+            let Expr::Call(call) = value else {
+                return None;
+            };
+            let Expr::Attribute(attr) = &*call.func else {
+                return None;
+            };
+            if !orm.row_methods.iter().any(|m| m == attr.attr.as_str()) {
+                return None;
+            }
+            let mut fields = self.selected_fields(&attr.value);
+            fields.extend(call.arguments.keywords.iter().filter_map(|k| {
+                let lookup = k.arg.as_ref()?.as_str();
+                lookup.split("__").next()
+            }));
+            state_test(fields, orm)
+        })
     }
 
     /// The inserts an `except IntegrityError` handler may protect: the write calls in the
@@ -2255,6 +2304,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     Expr::Attribute(attr) => Some(GuardTest::StateNot {
                         field: Sym::new(attr.attr.as_str()),
                         on_path: true,
+                        also: ThinVec::new(),
                     }),
                     Expr::Name(name) => self
                         .row_state(name.id.as_str())
@@ -2264,11 +2314,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                         Expr::Attribute(attr)
                             if self.ex.catalog.orm.exists_methods.has(attr.attr.as_str()) =>
                         {
-                            state_field(self.selected_fields(&attr.value), &self.ex.catalog.orm)
-                                .map(|field| GuardTest::StateNot {
-                                    field: Sym::new(field),
-                                    on_path: true,
-                                })
+                            state_test(self.selected_fields(&attr.value), &self.ex.catalog.orm)
                         }
                         // `if not claim_receipt(order_id): return`: a helper that says whether
                         // this run may do the work.
@@ -2439,6 +2485,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     return Some(GuardTest::StateNot {
                         field,
                         on_path: false,
+                        also: ThinVec::new(),
                     });
                 }
                 if positive && !is_none_check && on_attribute {
@@ -2454,6 +2501,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     Some(field) if negative => Some(GuardTest::StateNot {
                         field,
                         on_path: false,
+                        also: ThinVec::new(),
                     }),
                     _ => None,
                 }
@@ -2547,17 +2595,14 @@ impl<'e, 'c> Walker<'e, 'c> {
             .iter()
             .rev()
             .find(|(local, _)| *local == name)
-            .map(|&(_, field)| GuardTest::StateNot {
-                field,
-                on_path: true,
-            })
+            .map(|(_, test)| test.clone())
     }
 
-    /// Records, for `row = <queryset>.first()` and the like, the field the query selects the
-    /// row's state by: the first keyword of its `filter`s that is not a key (`pk`, `id`,
-    /// `*_id`). Any other assignment to the name forgets it.
+    /// Records, for `row = <queryset>.first()` and the like, the fields the query selects the
+    /// row's state by: the keywords of its `filter`s that are not keys (`pk`, `id`, `*_id`),
+    /// as the test of a row found. Any other assignment to the name forgets it.
     fn note_row_state(&mut self, targets: &[Expr], value: &Expr) {
-        let field = match unwalrus(value) {
+        let test = match unwalrus(value) {
             Expr::Call(call) => match &*call.func {
                 Expr::Attribute(attr)
                     if self
@@ -2568,28 +2613,28 @@ impl<'e, 'c> Walker<'e, 'c> {
                         .iter()
                         .any(|m| m == attr.attr.as_str()) =>
                 {
-                    state_field(self.selected_fields(&attr.value), &self.ex.catalog.orm)
+                    state_test(self.selected_fields(&attr.value), &self.ex.catalog.orm)
                 }
                 _ => None,
             },
             _ => None,
         };
-        self.put_row_state(targets, field);
+        self.put_row_state(targets, test);
     }
 
-    /// Binds `targets` to a row selected by `field`, or forgets their row state.
-    fn put_row_state(&mut self, targets: &[Expr], field: Option<&str>) {
+    /// Binds `targets` to a row selected as `test` says, or forgets their row state.
+    fn put_row_state(&mut self, targets: &[Expr], test: Option<GuardTest>) {
         // Most assignments are no row query, and most functions hold no row state to forget:
         // names are interned only when one is.
-        if field.is_none() && self.row_states.is_empty() {
+        if test.is_none() && self.row_states.is_empty() {
             return;
         }
         for target in targets {
             let Expr::Name(name) = target else { continue };
             let sym = Sym::new(name.id.as_str());
             self.row_states.retain(|(local, _)| *local != sym);
-            if let Some(field) = field {
-                self.row_states.push((sym, Sym::new(field)));
+            if let Some(test) = &test {
+                self.row_states.push((sym, test.clone()));
             }
         }
     }
@@ -2730,6 +2775,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     Expr::Attribute(attr) => Some(GuardTest::StateNot {
                         field: Sym::new(attr.attr.as_str()),
                         on_path: true,
+                        also: ThinVec::new(),
                     }),
                     // `if not Model.objects.filter(...).exists():`; a `get` is too often a
                     // dict's to stand for `cache.get` here. `if not is_sent(order):` is the
@@ -2779,6 +2825,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     Expr::Attribute(attr) => Some(GuardTest::StateNot {
                         field: Sym::new(attr.attr.as_str()),
                         on_path: true,
+                        also: ThinVec::new(),
                     }),
                     _ => None,
                 }
@@ -2786,6 +2833,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::Attribute(attr) => Some(GuardTest::StateNot {
                 field: Sym::new(attr.attr.as_str()),
                 on_path: true,
+                also: ThinVec::new(),
             }),
             // `if Trip.objects.filter(pk=pk, mailed=False).update(mailed=True):`, `if claimed:`.
             _ if value.flags & Value::CLAIM != 0 => Some(GuardTest::Claim),
@@ -4998,19 +5046,29 @@ fn resolve_state_guards(events: &mut [Event], blocks: &[Block]) {
         let EventKind::Guard(guard) = &events[index].kind else {
             continue;
         };
-        let GuardTest::StateNot { field, on_path } = guard.test else {
+        let GuardTest::StateNot {
+            field,
+            on_path,
+            ref also,
+        } = guard.test
+        else {
             continue;
         };
         let guard_block = events[index].block;
-        let written = events[index + 1..].iter().any(|event| {
-            event.kind.writes_field(field)
-                && (!on_path || always_runs_through(blocks, event.block, guard_block))
-        });
+        let written = |field: Sym| {
+            events[index + 1..].iter().any(|event| {
+                event.kind.writes_field(field)
+                    && (!on_path || always_runs_through(blocks, event.block, guard_block))
+            })
+        };
+        // The field written names the done-check (`sms_sent`, not the `status` selected with it).
+        let done = std::iter::once(field)
+            .chain(also.iter().copied())
+            .find(|&field| written(field));
         if let EventKind::Guard(guard) = &mut events[index].kind {
-            guard.test = if written {
-                GuardTest::DoneCheck { field: Some(field) }
-            } else {
-                GuardTest::Precondition
+            guard.test = match done {
+                Some(field) => GuardTest::DoneCheck { field: Some(field) },
+                None => GuardTest::Precondition,
             };
         }
     }
@@ -5081,8 +5139,24 @@ fn only_bounded(expr: &Expr, field: &str, orm: &crate::catalog::Orm) -> bool {
 
 /// The first of a query's fields that is not a key (`pk`, `id`, `order_id`): the state it
 /// selects rows by.
-fn state_field<'a>(fields: Vec<&'a str>, orm: &crate::catalog::Orm) -> Option<&'a str> {
-    fields.into_iter().find(|field| !orm.is_key_field(field))
+/// The test of a row a query selected by `fields` (`filter(pk=pk, status="paid",
+/// sms_sent=False)`): its state fields, those that are not keys, of which a later write of any
+/// makes the test a done-check. `None` when it selects by keys only.
+fn state_test(fields: Vec<&str>, orm: &crate::catalog::Orm) -> Option<GuardTest> {
+    let mut state = fields.into_iter().filter(|field| !orm.is_key_field(field));
+    let field = Sym::new(state.next()?);
+    let mut also = ThinVec::new();
+    for other in state {
+        let other = Sym::new(other);
+        if other != field && !also.contains(&other) {
+            also.push(other);
+        }
+    }
+    Some(GuardTest::StateNot {
+        field,
+        on_path: true,
+        also,
+    })
 }
 
 /// Whether the written start of a string is kept as [`Lit::Prefix`]: it names a URL's scheme

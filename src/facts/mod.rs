@@ -1185,7 +1185,15 @@ pub enum GuardTest {
     /// the effect): then only a write the guarded code always runs through makes it a
     /// done-check, as `x.enabled = False` in a branch does not turn `if not x.enabled: return`
     /// into one.
-    StateNot { field: Sym, on_path: bool },
+    ///
+    /// `also` holds the other state fields a query selected the row by (`filter(pk=pk,
+    /// status="paid", sms_sent=False).first()`): a write of any of them makes the test a
+    /// done-check.
+    StateNot {
+        field: Sym,
+        on_path: bool,
+        also: ThinVec<Sym>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

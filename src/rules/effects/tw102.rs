@@ -11,7 +11,10 @@ declare_rule! {
     /// `session.scalar(select(exists().where(...)))`, `session.get(M, pk) is not None`,
     /// `.first()`, `.one_or_none()`, a value of a row unpacked from `cur.fetchone()` or read
     /// by key (`row["sent"]`); so is the changed-rows count of a conditional update
-    /// (`if result.rowcount != 1: return`, `== 0`, `not result.rowcount`). A project helper the
+    /// (`if result.rowcount != 1: return`, `== 0`, `not result.rowcount`), and a row selected
+    /// in the state the task then writes (`filter(pk=pk, status="paid", sms_sent=False).first()`
+    /// then `if row is None: return`, or `get(pk=pk, sent=False)` behind `except
+    /// Model.DoesNotExist: return`, with `sms_sent`/`sent` set later). A project helper the
     /// task calls first that raises when the work
     /// is done (`ensure_not_sent(order)` doing `if order.sent: raise AlreadySent`) is a
     /// done-guard, unless the task catches what it raises. So is `if helper(...): return` when
