@@ -1153,11 +1153,21 @@ pub struct LockRelease {
     pub methods: Vec<String>,
     /// Calls that make a script; calling the script releases (`release = r.register_script(..)`).
     pub scripts: Vec<String>,
+    /// Of `methods`, those that name the key released as their first argument
+    /// (`cache.delete(key)`); called with none, a lock object's (`render_lock.release()`).
+    #[serde(default, rename = "key-first")]
+    pub key_first: Vec<String>,
 }
 
 impl LockRelease {
-    /// Whether a call releases a set-if-absent key: by its method, or as a script's call.
+    /// Whether a call releases a set-if-absent key: by its method, or as a script's call. Not
+    /// a release of another key than those its function takes ([`CallMarks`]).
+    ///
+    /// [`CallMarks`]: crate::facts::CallMarks
     pub fn releases(&self, call: &CallSite) -> bool {
+        if call.marks.releases_other_key() {
+            return false;
+        }
         let is_script = |name: &str| self.scripts.iter().any(|s| s == name);
         self.methods.iter().any(|m| m == call.method.as_str())
             || (!is_script(call.method.as_str())
@@ -1165,6 +1175,15 @@ impl LockRelease {
                     .path
                     .as_ref()
                     .is_some_and(|path| path.segs().iter().any(|seg| is_script(seg.name.as_str()))))
+    }
+}
+
+impl LockRelease {
+    /// Whether a release call names its key as its first argument, or releases a lock object
+    /// (no argument): then what it releases can be told from the set-if-absent keys its
+    /// function takes. A script's release names it elsewhere.
+    pub fn names_key(&self, call: &CallSite) -> bool {
+        self.key_first.iter().any(|m| m == call.method.as_str())
     }
 }
 

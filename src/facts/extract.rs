@@ -15,9 +15,9 @@ use ruff_python_ast::{
 use ruff_text_size::{Ranged, TextRange};
 
 use super::{
-    Arith, ArithOp, AttrAssign, Block, BlockKind, Body, CallArgs, CallSite, Class, Decorator,
-    DictItem, Dropped, Ends, Event, EventKind, Exit, Function, FunctionBody, Guard, GuardTest, Lit,
-    ModuleFacts, Param, ParamDefault, ParamKind, SmallMap, Taint, Value,
+    Arith, ArithOp, AttrAssign, Block, BlockKind, Body, CallArgs, CallMarks, CallSite, Class,
+    Decorator, DictItem, Dropped, Ends, Event, EventKind, Exit, Function, FunctionBody, Guard,
+    GuardTest, Lit, ModuleFacts, Param, ParamDefault, ParamKind, SmallMap, Taint, Value,
 };
 use crate::catalog::{Binder, CallRole, Catalog, HEADERS_KEYWORD, Orm};
 use crate::path::{Call, QPath, Seg, Sym, dotted_join};
@@ -446,6 +446,7 @@ impl<'e, 'c> Walker<'e, 'c> {
     fn finish(mut self) {
         self.recycle_names();
         resolve_state_guards(&mut self.events, &self.blocks);
+        self.mark_other_key_releases();
         let catalog = self.ex.catalog;
         // A function calling itself by name keeps the arguments: calling a Huey task enqueues
         // it, and a retry that changes them is TW501's (`render(tile_id, attempt + 1)`).
@@ -1220,6 +1221,71 @@ impl<'e, 'c> Walker<'e, 'c> {
         // `else:` runs when the body raised nothing, and outside the handlers' reach: as code
         // after the statement (after the insert an `except IntegrityError` guards, say).
         self.suite(&stmt_try.orelse, block, pending);
+    }
+
+    /// Marks the releases that give back none of the set-if-absent keys the function takes
+    /// (`if not cache.add(marker, 1): return`): a `delete` of another key (a progress key), a
+    /// lock object's `release()`. Keys are compared as written (`lock_key`, `f"feed:{pk}"`).
+    fn mark_other_key_releases(&mut self) {
+        let catalog = self.ex.catalog;
+        let source = self.ex.source;
+        let text = |value: &Value| {
+            source
+                .get(value.range.start().to_usize()..value.range.end().to_usize())
+                .map(str::trim)
+        };
+        // The keys the guards test, as written; a lock object's `acquire(blocking=False)` names
+        // none, and is told by the object it is called on.
+        let markers: Vec<TextRange> = self
+            .events
+            .iter()
+            .filter_map(|event| match &event.kind {
+                EventKind::Guard(guard) => match guard.test {
+                    GuardTest::NotMarker { marker } => Some(marker),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        if markers.is_empty() {
+            return;
+        }
+        let mut keys: Vec<&str> = Vec::new();
+        let mut objects: Vec<Option<Sym>> = Vec::new();
+        for event in &self.events {
+            match &event.kind {
+                EventKind::Call(call) if markers.contains(&call.range) => {
+                    match call.args().first() {
+                        Some(key) => keys.extend(text(key)),
+                        None => objects.push(call.receiver_var),
+                    }
+                }
+                _ => {}
+            }
+        }
+        if keys.is_empty() && objects.is_empty() {
+            return;
+        }
+        let release = &catalog.lock_release;
+        for event in &mut self.events {
+            let EventKind::Call(call) = &mut event.kind else {
+                continue;
+            };
+            if call.star_args || !release.names_key(call) || !release.releases(call) {
+                continue;
+            }
+            let other = match call.args().first().and_then(text) {
+                // `cache.delete_many([lock_key, progress_key])`.
+                Some(released) if released.starts_with(['[', '(']) => {
+                    !keys.iter().any(|key| released.contains(key))
+                }
+                Some(released) => !keys.contains(&released),
+                None => call.keywords().is_empty() && !objects.contains(&call.receiver_var),
+            };
+            if other {
+                call.marks.set_releases_other_key();
+            }
+        }
     }
 
     /// `try: row = Model.objects.get(pk=pk, sent=False) except Model.DoesNotExist: return`: the
@@ -4348,7 +4414,11 @@ impl<'e, 'c> Walker<'e, 'c> {
                 star_kwargs,
                 spreads,
                 dynamic,
-                claims,
+                marks: if claims {
+                    CallMarks::claiming()
+                } else {
+                    CallMarks::default()
+                },
                 dropped: Dropped::default(),
             })),
         );
@@ -4461,7 +4531,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 star_kwargs: false,
                 spreads: None,
                 dynamic: false,
-                claims: false,
+                marks: CallMarks::default(),
                 dropped: Dropped::default(),
             })),
         );

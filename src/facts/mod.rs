@@ -1059,13 +1059,42 @@ pub struct CallSite {
     /// The callee is computed (`handlers[kind](...)`, `getattr(o, name)(...)`, a parameter
     /// called): nothing says which function runs.
     pub dynamic: bool,
-    /// An update that sets a field its filter selects by (`filter(pk=pk, seq__lt=n)
-    /// .update(seq=n, ...)`): it changes the rows once, and matches none when repeated.
-    pub claims: bool,
+    /// What the call is beyond its callee: a claiming update, a release of another key.
+    pub marks: CallMarks,
     /// What the catalog's argument filter dropped: the callee did not look like anything whose
     /// arguments a rule reads, under the name this module calls it by. A project module can
     /// re-export a sink under another name, so an argument missing here may have been passed.
     pub dropped: Dropped,
+}
+
+/// What a call is, beyond its callee, as one byte.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallMarks(u8);
+
+impl CallMarks {
+    const CLAIMS: u8 = 1;
+    const OTHER_KEY: u8 = 2;
+
+    pub fn claiming() -> CallMarks {
+        CallMarks(Self::CLAIMS)
+    }
+
+    /// An update that sets a field its filter selects by (`filter(pk=pk, seq__lt=n)
+    /// .update(seq=n, ...)`): it changes the rows once, and matches none when repeated.
+    pub fn claims(self) -> bool {
+        self.0 & Self::CLAIMS != 0
+    }
+
+    /// A release (`delete`, `release()`) of something other than every set-if-absent key its
+    /// function takes: a progress key, a lock object (`render_lock.release()`). It does not
+    /// turn those keys into locks.
+    pub fn releases_other_key(self) -> bool {
+        self.0 & Self::OTHER_KEY != 0
+    }
+
+    pub fn set_releases_other_key(&mut self) {
+        self.0 |= Self::OTHER_KEY;
+    }
 }
 
 /// The arguments a call's filter dropped: how many positional ones (up to 127), and whether

@@ -23,7 +23,8 @@ declare_rule! {
     /// not a marker: released in a `finally`, or taken by a context manager
     /// (`with mutex.acquire() as acquired: if not acquired: return`). Nor is one deleted when
     /// the work fails (`except Exception: redis.delete(marker); raise`): the retry takes it
-    /// again.
+    /// again. It must be that key: a `finally` that deletes a progress key or releases another
+    /// lock object (`render_lock.release()`) leaves the marker in place.
     ///
     /// ## Why it matters on a second run
     /// If the work fails after the marker is committed — an exception, a timeout, a worker

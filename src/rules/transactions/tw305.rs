@@ -206,7 +206,7 @@ fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Optio
                 .find(|(_, v)| v.flags & Value::ACCUMULATES != 0)?;
             Some(tr!(lang, "tw305.column", field = field))
         }
-        _ if vocabulary.update_methods.has(method) && !call.claims => {
+        _ if vocabulary.update_methods.has(method) && !call.marks.claims() => {
             let (field, _) = call
                 .keywords()
                 .iter()
