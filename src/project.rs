@@ -1430,6 +1430,8 @@ impl<'a> Project<'a> {
         tasks: &mut Vec<Task>,
     ) {
         let catalog = &self.catalog;
+        let function_keyword =
+            |name: &str| catalog.registry.function_keywords.iter().any(|k| k == name);
         for item in items {
             let wrapped = item.path.as_ref().is_some_and(|path| {
                 path.is_call()
@@ -1440,11 +1442,24 @@ impl<'a> Project<'a> {
                         .is_some()
             });
             let target = match &item.path {
-                Some(_) if wrapped => item.first_arg.as_ref().and_then(|arg| {
-                    arg.path
-                        .clone()
-                        .or_else(|| arg.as_str().map(QPath::from_dotted))
-                }),
+                Some(_) if wrapped => item
+                    .first_arg
+                    .as_deref()
+                    .or_else(|| {
+                        // `func(coroutine=job, name="job")`.
+                        item.call
+                            .as_ref()?
+                            .keywords
+                            .iter()
+                            .find_map(|(name, value)| {
+                                function_keyword(name.as_str()).then_some(value)
+                            })
+                    })
+                    .and_then(|arg| {
+                        arg.path
+                            .clone()
+                            .or_else(|| arg.as_str().map(QPath::from_dotted))
+                    }),
                 Some(path) if !path.is_call() => Some(path.clone()),
                 // `functions = ["app.jobs.issue_voucher"]`: arq imports a dotted name.
                 None => item.as_str().map(QPath::from_dotted),
@@ -1465,7 +1480,9 @@ impl<'a> Project<'a> {
                 }
             }
             for (name, value) in own.iter().flat_map(|c| &c.keywords) {
-                options.push(name.as_str(), value, file_id);
+                if !function_keyword(name.as_str()) {
+                    options.push(name.as_str(), value, file_id);
+                }
             }
             tasks.push(Task {
                 id,

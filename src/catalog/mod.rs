@@ -1298,6 +1298,8 @@ struct RawRegistry {
     class_options: std::collections::BTreeMap<String, String>,
     #[serde(default)]
     constructors: Vec<String>,
+    #[serde(default)]
+    function_keywords: Vec<String>,
 }
 
 /// Registries of task functions: class attributes listing them, and the wrappers of their items.
@@ -1311,6 +1313,9 @@ pub struct Registry {
     pub class_options: Vec<(String, String)>,
     /// Classes whose constructor takes the lists as keywords (`Worker(functions=[...])`).
     pub constructors: PatternSet<()>,
+    /// The keyword a wrapper takes the function by, when not given first
+    /// (`func(coroutine=job)`): not a task option.
+    pub function_keywords: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -1693,6 +1698,7 @@ impl Catalog {
             wrappers,
             requires_import: raw.registry.requires_import,
             class_options: raw.registry.class_options.into_iter().collect(),
+            function_keywords: raw.registry.function_keywords,
         };
         let h = raw.heuristics;
         // Sinks whose pattern ends in a wildcard (`Adyen.checkout.*_api.*`): a call keeps its

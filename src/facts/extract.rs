@@ -958,14 +958,8 @@ impl<'e, 'c> Walker<'e, 'c> {
                     ..Value::default()
                 };
                 self.bind(&stmt_for.target, &item, body);
-                if let (Expr::Name(var), Lit::Seq(items)) = (&*stmt_for.target, &iter.lit) {
-                    let classes: Option<Vec<QPath>> = items
-                        .iter()
-                        .map(|item| item.path.clone().filter(|path| !path.is_call()))
-                        .collect();
-                    if let Some(classes) = classes.filter(|c| !c.is_empty()) {
-                        self.loop_classes.push((Sym::new(var.id.as_str()), classes));
-                    }
+                if let Lit::Seq(items) = &iter.lit {
+                    self.note_loop_classes(&stmt_for.target, items);
                 }
                 self.suite(&stmt_for.body, body, pending);
                 self.suite(&stmt_for.orelse, block, pending);
@@ -1221,6 +1215,44 @@ impl<'e, 'c> Walker<'e, 'c> {
         // `else:` runs when the body raised nothing, and outside the handlers' reach: as code
         // after the statement (after the insert an `except IntegrityError` guards, say).
         self.suite(&stmt_try.orelse, block, pending);
+    }
+
+    /// Loop variables over a written-out sequence of classes (`for model in (A, B):`), or of
+    /// tuples holding them (`for model, days in [(A, 30), (B, 7)]:`): a delete through the
+    /// variable deletes rows of each. Out of line, off `stmt`'s recursive frame.
+    #[inline(never)]
+    fn note_loop_classes(&mut self, target: &Expr, items: &[Value]) {
+        let classes_at = |place: Option<usize>| -> Option<Vec<QPath>> {
+            items
+                .iter()
+                .map(|item| {
+                    let item = match (place, &item.lit) {
+                        (None, _) => item,
+                        (Some(i), Lit::Seq(parts)) => parts.get(i)?,
+                        (Some(_), _) => return None,
+                    };
+                    item.path.clone().filter(|path| !path.is_call())
+                })
+                .collect::<Option<Vec<QPath>>>()
+                .filter(|classes| !classes.is_empty())
+        };
+        match target {
+            Expr::Name(var) => {
+                if let Some(classes) = classes_at(None) {
+                    self.loop_classes.push((Sym::new(var.id.as_str()), classes));
+                }
+            }
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+                for (i, elt) in elts.iter().enumerate() {
+                    if let Expr::Name(var) = elt
+                        && let Some(classes) = classes_at(Some(i))
+                    {
+                        self.loop_classes.push((Sym::new(var.id.as_str()), classes));
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Marks the releases that give back none of the set-if-absent keys the function takes

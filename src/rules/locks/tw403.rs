@@ -15,7 +15,8 @@ declare_rule! {
     /// `"DELETE FROM {}".format(...)`, `%`). A delete through a variable counts for the models
     /// it holds: a generic helper's parameter (`def purge(model, days): model.objects...
     /// .delete()`, called as `purge(ProcessedEvent, 7)` or `purge(model=ProcessedEvent, ...)`),
-    /// or a loop over a written-out tuple of models in the same function.
+    /// or a loop over a written-out tuple of models in the same function (or of tuples holding
+    /// them: `for model, days in [(ProcessedEvent, 14)]:`).
     ///
     /// ## Why it matters on a second run
     /// A de-duplication table only needs to remember keys for as long as a message can be
