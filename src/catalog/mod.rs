@@ -488,6 +488,8 @@ pub struct Catalog {
     /// Methods that add a header to a request object (`req.add_header(name, value)`).
     request_header_methods: Vec<Sym>,
     pub orm: Orm,
+    /// `fetch-methods` and `writes.sql-methods`, as symbols: looked up for every call.
+    statement_methods: Box<[Sym]>,
     guards: Guards,
     vocabulary: Vocabulary,
     /// Every identifier the catalog (with the user's additions) mentions, and the methods the
@@ -1835,7 +1837,7 @@ impl Catalog {
                 counter_receiver_words: raw.writes.counter_receiver_words,
                 open_functions: pattern_set(&raw.writes.open_functions),
                 open_methods: pattern_set(&raw.writes.open_methods),
-                sql_methods: raw.writes.sql_methods,
+                sql_methods: raw.writes.sql_methods.clone(),
                 sql_text: pattern_set(&raw.writes.sql_text),
                 sql_text_filled: pattern_set(&raw.writes.sql_text_filled),
                 idempotent_insert: raw.writes.idempotent_insert,
@@ -1905,6 +1907,13 @@ impl Catalog {
                 .flat_map(|r| r.header_methods.iter().map(|m| Sym::new(m)))
                 .collect(),
             orm: raw.orm,
+            statement_methods: raw
+                .guards
+                .fetch_methods
+                .iter()
+                .chain(&raw.writes.sql_methods)
+                .map(|m| Sym::new(m))
+                .collect(),
             guards: raw.guards,
             vocabulary: raw.vocabulary,
             every_argument,
@@ -2083,6 +2092,11 @@ impl Catalog {
     /// Whether an exception class (its last name) is a unique constraint's violation.
     pub fn is_integrity_error(&self, name: &str) -> bool {
         self.guards.integrity_errors.iter().any(|e| e == name)
+    }
+
+    /// Whether a method runs a statement or fetches what one answered (`execute`, `fetchone`).
+    pub fn runs_or_fetches(&self, method: Sym) -> bool {
+        self.statement_methods.contains(&method)
     }
 
     /// Whether SQL text inserts a row unless it is there and returns what it inserted

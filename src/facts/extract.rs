@@ -4475,11 +4475,11 @@ impl<'e, 'c> Walker<'e, 'c> {
         value: &mut Value,
     ) {
         let catalog = self.ex.catalog;
-        let fetch = catalog.is_fetch(method.as_str());
-        let runs = catalog.writes.is_sql_method(method.as_str());
-        if !fetch && !runs {
+        if !catalog.runs_or_fetches(method) {
             return;
         }
+        let fetch = catalog.is_fetch(method.as_str());
+        let runs = catalog.writes.is_sql_method(method.as_str());
         let claims = |arg: &Value| match &arg.lit {
             Lit::Str(sql) => catalog.claims_insert_sql(sql),
             _ => arg
