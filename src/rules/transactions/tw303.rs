@@ -1,6 +1,6 @@
 use ruff_text_size::TextRange;
 
-use crate::facts::{EventKind, GuardTest};
+use crate::facts::{BlockKind, EventKind, GuardTest};
 use crate::i18n::tr;
 use crate::project::{FUNCTION_TRANSACTION, FuncId, Project};
 use crate::rules::{Checker, TaskView, declare_rule};
@@ -191,7 +191,14 @@ fn work_range(function: &crate::facts::Function, index: usize) -> TextRange {
 /// other code (an imported `apply_update(...)`), but not logging or builtins.
 fn is_work(project: &Project, task: &TaskView, index: usize) -> bool {
     let event = &task.function.events()[index];
-    if task.function.is_deferred(event.block) {
+    // A `finally` runs on the guard's early return too: cleanup (`conn.close()`), not work the
+    // marker protects.
+    if task.function.is_deferred(event.block)
+        || task
+            .function
+            .block_kinds(event.block)
+            .any(|kind| matches!(kind, BlockKind::Finally))
+    {
         return false;
     }
     let EventKind::Call(call) = &event.kind else {
