@@ -3918,8 +3918,28 @@ impl<'a> Project<'a> {
 
     fn releases_keys_in(&self, function: &Function, within: impl Fn(&BlockKind) -> bool) -> bool {
         function.events().iter().any(|event| {
+            let EventKind::Call(call) = &event.kind else {
+                return false;
+            };
+            function.block_kinds(event.block).any(&within)
+                && (self.catalog.lock_release.releases(call) || self.helper_releases(call))
+        })
+    }
+
+    /// Whether a call is of a project function that releases a key itself: `finally:
+    /// release_lock(key)` with `def release_lock(key): cache.delete(key)`.
+    fn helper_releases(&self, call: &CallSite) -> bool {
+        let Some(path) = &call.path else {
+            return false;
+        };
+        let Some(helper) = self
+            .resolve_function(&self.canonical(path), None)
+            .and_then(|id| self.function(id))
+        else {
+            return false;
+        };
+        helper.events().iter().any(|event| {
             matches!(&event.kind, EventKind::Call(call) if self.catalog.lock_release.releases(call))
-                && function.block_kinds(event.block).any(&within)
         })
     }
 

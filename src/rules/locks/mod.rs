@@ -225,12 +225,9 @@ fn lock_calls<'a>(
     project: &'a Project,
     functions: &[&'a Function],
 ) -> Vec<(&'a CallSite, &'a LockApi)> {
-    let releases = functions.iter().any(|function| {
-        function.events().iter().any(|event| {
-            matches!(&event.kind, EventKind::Call(call) if project.catalog.lock_release.releases(call))
-                && function.block_kinds(event.block).any(|k| matches!(k, BlockKind::Finally))
-        })
-    });
+    let releases = functions
+        .iter()
+        .any(|function| project.releases_keys(function));
     let mut found = Vec::new();
     for function in functions {
         for event in function.events() {

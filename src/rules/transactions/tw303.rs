@@ -20,7 +20,8 @@ declare_rule! {
     /// (`if not first_delivery(event_id): return`, then the work) is reported at its marker;
     /// so is one that returns the marker's answer itself (`return cache.add(key, 1, ttl)`,
     /// `return created` after `get_or_create`). A key given back when the work ends is a lock,
-    /// not a marker: released in a `finally`, or taken by a context manager
+    /// not a marker: released in a `finally` (directly, or by a project helper that deletes
+    /// it: `release_lock(key)`), or taken by a context manager
     /// (`with mutex.acquire() as acquired: if not acquired: return`). Nor is one deleted when
     /// the work fails (`except Exception: redis.delete(marker); raise`): the retry takes it
     /// again. It must be that key: a `finally` that deletes a progress key or releases another
