@@ -2003,13 +2003,29 @@ impl Catalog {
                 .is_some_and(|name| self.lock_extension.names_lock(name.as_str()))
         };
         let class = |arg: &Value| classes && names_class(arg);
-        let kept = |arg: &Value| is_key_material(arg) || arg.is_none() || lock(arg) || class(arg);
+        // A parameter named as a key (`key`, `refund_key`, `idem_key`) passed on by position
+        // (`_post(pi, key)` in `def issue_refund(pi, key)`), by its name alone: the key its
+        // own caller gives, through as many helpers as pass it.
+        let key_param = |arg: &Value| {
+            passes_param(arg)
+                && arg.name.is_some_and(|name| {
+                    let name = name.as_str();
+                    name.ends_with("key") || self.heuristics.is_key_keyword(name)
+                })
+        };
+        let kept = |arg: &Value| {
+            is_key_material(arg) || arg.is_none() || lock(arg) || class(arg) || key_param(arg)
+        };
         let mut positional = args.len();
         if args.iter().any(kept) {
             positional = 0;
-            for arg in args.iter_mut().filter(|arg| !kept(arg)) {
-                *arg = Value::default();
-                positional += 1;
+            for arg in args.iter_mut() {
+                if !kept(arg) {
+                    *arg = Value::default();
+                    positional += 1;
+                } else if key_param(arg) && !is_key_material(arg) {
+                    *arg = param_only(arg);
+                }
             }
         } else {
             *args = Vec::new();
