@@ -818,7 +818,7 @@ pub struct Writes {
     pub counter_receiver_words: Vec<String>,
     open_functions: PatternSet<()>,
     open_methods: PatternSet<()>,
-    pub sql_methods: Vec<String>,
+    sql_methods: Vec<String>,
     sql_text: PatternSet<()>,
     sql_text_filled: PatternSet<()>,
     pub idempotent_insert: Vec<String>,
@@ -2462,7 +2462,7 @@ impl Catalog {
                 return true;
             }
         }
-        if !self.writes.sql_methods.iter().any(|m| m == method) {
+        if !self.writes.is_sql_method(method) {
             return false;
         }
         let Some(statement) = call.args().first() else {

@@ -238,7 +238,7 @@ fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Optio
             "tw305.counter",
             call = crate::project::call_label(call)
         )),
-        _ if inserts && writes.sql_methods.iter().any(|m| m == method) => {
+        _ if inserts && writes.is_sql_method(method) => {
             let sql = call
                 .args()
                 .first()?
@@ -321,13 +321,7 @@ fn written_rows<'c>(
 ) -> Option<Rows<'c>> {
     let orm = &project.catalog.orm;
     let method = call.method.as_str();
-    if project
-        .catalog
-        .writes
-        .sql_methods
-        .iter()
-        .any(|m| m == method)
-    {
+    if project.catalog.writes.is_sql_method(method) {
         return sql_table(call.args().first()?.as_str()?, verb).map(Rows::Table);
     }
     let orm_verb = match verb {
