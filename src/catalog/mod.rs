@@ -2006,15 +2006,27 @@ impl Catalog {
         // A parameter named as a key (`key`, `refund_key`, `idem_key`) passed on by position
         // (`_post(pi, key)` in `def issue_refund(pi, key)`), by its name alone: the key its
         // own caller gives, through as many helpers as pass it.
-        let key_param = |arg: &Value| {
-            passes_param(arg)
-                && arg.name.is_some_and(|name| {
-                    let name = name.as_str();
-                    name.ends_with("key") || self.heuristics.is_key_keyword(name)
-                })
+        let key_name = |name: &str| name.ends_with("key") || self.heuristics.is_key_keyword(name);
+        let key_named = |arg: &Value| arg.name.is_some_and(|name| key_name(name.as_str()));
+        let key_param = |arg: &Value| passes_param(arg) && key_named(arg);
+        // A helper's result that is a key (`idem = keys.refund_key(id)` then `issue_refund(req,
+        // idem)`, or `send_digest(sub, html, digest_key(sub.id))`), with what it derives from:
+        // the helper may make it from `uuid4()`.
+        let key_local = |arg: &Value| {
+            !passes_param(arg)
+                && arg.taint.iter().any(|t| matches!(t, Taint::Call { .. }))
+                && (key_named(arg)
+                    || arg.path.as_ref().is_some_and(|path| {
+                        path.is_call() && path.last_name().is_some_and(key_name)
+                    }))
         };
         let kept = |arg: &Value| {
-            is_key_material(arg) || arg.is_none() || lock(arg) || class(arg) || key_param(arg)
+            is_key_material(arg)
+                || arg.is_none()
+                || lock(arg)
+                || class(arg)
+                || key_param(arg)
+                || key_local(arg)
         };
         let mut positional = args.len();
         if args.iter().any(kept) {
