@@ -1020,6 +1020,9 @@ impl<'a> Project<'a> {
             };
             let next = match replacement {
                 Some(replacement) => replacement.join(rest),
+                // A name the submodule defines is its own, even when the package rebinds the
+                // submodule's name to it (`from .welcome_email import welcome_email`).
+                None if self.binds(facts, name) => break,
                 None => match self.package_rebinding(&path, at) {
                     Some(rebound) => rebound.join(&path.0[at..]),
                     None => break,
