@@ -2959,9 +2959,11 @@ impl<'a> Project<'a> {
         }
         // `delay`, `apply_async`, `kiq` on a task the project does not define still enqueue;
         // not a project method of that name (`flight.delay(minutes)` on a model).
+        // Nor a local pool's (`ThreadPool(4).apply_async(f, args)`).
         if enqueue_method()
             && !self.is_task_path(canonical, caller)
             && self.resolve_function(canonical, Some(caller)).is_none()
+            && !self.catalog.runs_locally(&receiver_path)
         {
             return Some(CallClass::Enqueue {
                 deferred_to_commit: false,

@@ -765,6 +765,8 @@ struct Guards {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct Vocabulary {
     enqueue_on_commit: Vec<String>,
+    #[serde(default)]
+    local_pools: Vec<String>,
     property_decorators: Vec<String>,
     interface_bases: Vec<String>,
     abstract_decorators: Vec<String>,
@@ -2187,6 +2189,17 @@ impl Catalog {
             .enqueue_on_commit
             .iter()
             .any(|m| m == method)
+    }
+
+    /// Whether a receiver (its canonical path) is an object of a library that runs work in a
+    /// local pool (`multiprocessing.pool.ThreadPool()`): its `apply_async` enqueues nothing.
+    pub fn runs_locally(&self, receiver: &QPath) -> bool {
+        receiver.0.first().is_some_and(|head| {
+            self.vocabulary
+                .local_pools
+                .iter()
+                .any(|pool| head.name == pool.as_str())
+        })
     }
 
     /// Whether a decorator (its canonical path) makes a method an attribute (`@property`,
