@@ -3677,6 +3677,7 @@ impl<'a> Project<'a> {
                     })
                 })
         };
+        let mut self_calls: Vec<(u32, bool)> = Vec::new();
         for (i, event) in function.events().iter().enumerate() {
             // `row.sent = True` in `with session.begin():`, written when the block commits.
             if matches!(event.kind, EventKind::AttrAssign(_))
@@ -3714,6 +3715,11 @@ impl<'a> Project<'a> {
                     followed_inside: false,
                     looped_inside: repeated_by_loop(i, event.block),
                 }),
+                // `for child in folder.children.all(): archive_tree(child)`: the function
+                // itself again, whose effects are what this very summary collects.
+                Some(CallClass::Project(callee)) if *callee == id => {
+                    self_calls.push((event.block, repeated_by_loop(i, event.block)));
+                }
                 Some(CallClass::Project(callee)) => {
                     self.summary_of(*callee, done, visiting);
                     let Some(callee_summary) =
@@ -3750,9 +3756,22 @@ impl<'a> Project<'a> {
                 _ => {}
             }
         }
+        let events = function.events();
+        // A function that calls itself in a loop, or on a path with an effect, repeats that
+        // effect once per call: it is in a loop.
+        for reached in &mut summary.effects {
+            let block = events
+                .get(reached.next.event as usize)
+                .map_or(0, |e| e.block);
+            if self_calls
+                .iter()
+                .any(|&(at, looped)| looped || !function.exclusive(at, block))
+            {
+                reached.looped_inside = true;
+            }
+        }
         // An effect that another one follows here, on a path through both, is repeated when
         // that one fails (the list is in event order, a helper's effects in their own).
-        let events = function.events();
         for k in 0..summary.effects.len() {
             let at = &summary.effects[k];
             let block = |hop: Hop| events.get(hop.event as usize).map_or(0, |e| e.block);

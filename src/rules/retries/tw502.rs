@@ -9,7 +9,9 @@ declare_rule! {
     /// one inside a loop — while recording its progress at most once. Reported at the first
     /// keyless effect that a later effect follows. An effect the loop leaves right after
     /// (`send(...)` then `break` or `return`) runs once per run, and is not repeated by it.
-    /// Progress counts as recorded where it is committed: an ORM write, or an attribute set
+    /// A helper that calls itself (over a tree's children, or the next page) repeats what it
+    /// reaches as a loop does, unless the call to itself and the effect are in exclusive
+    /// branches. Progress counts as recorded where it is committed: an ORM write, or an attribute set
     /// inside a `with session.begin():` block (SQLAlchemy writes it when the block ends, so a
     /// claim in its own block per item, before the item's effect, records each item).
     ///
