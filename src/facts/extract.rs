@@ -3032,6 +3032,8 @@ impl<'e, 'c> Walker<'e, 'c> {
                     && is_url_start(start)
                 {
                     value.lit = Lit::Prefix((&**start).into());
+                } else if let Some(sql) = statement_template(fstring) {
+                    value.lit = Lit::Prefix(sql);
                 }
                 let mut before = String::new();
                 let elements: Vec<&InterpolatedStringElement> = fstring.value.elements().collect();
@@ -5259,6 +5261,34 @@ fn state_test(fields: Vec<&str>, orm: &crate::catalog::Orm) -> Option<GuardTest>
         on_path: true,
         also,
     })
+}
+
+/// An f-string that is an SQL `INSERT` (`f"INSERT INTO archive_{shard} ..."`, or one after a
+/// `WITH` clause), `DELETE` or `TRUNCATE`, as its literal text with `{}` for each
+/// interpolation: what TW305 reads of a raw statement (the verb, the table, an `ON
+/// CONFLICT`). Other f-strings keep no text.
+#[inline(never)]
+fn statement_template(fstring: &ast::ExprFString) -> Option<Box<str>> {
+    let mut elements = fstring.value.elements();
+    let Some(InterpolatedStringElement::Literal(first)) = elements.next() else {
+        return None;
+    };
+    let start = first.trim_start().get(..6)?.to_ascii_lowercase();
+    let verb = ["insert", "delete", "trunca"].contains(&start.as_str());
+    if !verb && !start.starts_with("with") {
+        return None;
+    }
+    let mut text = String::from(&**first);
+    for element in elements {
+        if text.len() >= MAX_STRING {
+            break;
+        }
+        match element {
+            InterpolatedStringElement::Literal(literal) => text.push_str(literal),
+            InterpolatedStringElement::Interpolation(_) => text.push_str("{}"),
+        }
+    }
+    (verb || text.to_ascii_lowercase().contains("insert into")).then(|| text.into())
 }
 
 /// Whether the written start of a string is kept as [`Lit::Prefix`]: it names a URL's scheme

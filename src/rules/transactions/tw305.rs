@@ -17,8 +17,8 @@ declare_rule! {
     /// `Model.objects.create(...)` where no unique constraint covers the given fields,
     /// `bulk_create` without `ignore_conflicts`/`update_conflicts`, Redis
     /// `incr`/`hincrby`/`lpush`/`rpush`/`xadd`, `cache.incr`, a raw SQL `INSERT` without
-    /// `ON CONFLICT` (a string, or wrapped as SQLAlchemy's `text(...)` or psycopg's
-    /// `sql.SQL(...)`), and `open(..., "a")`. Not a total set before it is summed again
+    /// `ON CONFLICT` (a string or an f-string, after a `WITH` clause too, or wrapped as
+    /// SQLAlchemy's `text(...)` or psycopg's `sql.SQL(...)`), and `open(..., "a")`. Not a total set before it is summed again
     /// (`order.total = 0`, then `+=` per line: an absolute value), nor an update that also
     /// moves the state its filter selects by (`filter(seq__lt=n).update(balance=F(...) + x,
     /// seq=n)` adds once per `n`; but a field the filter only bounds, moved by an increment
@@ -239,13 +239,16 @@ fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Optio
             call = crate::project::call_label(call)
         )),
         _ if inserts && writes.is_sql_method(method) => {
+            // A literal, or an f-string's text (`{}` for what it interpolates).
             let sql = call
                 .args()
                 .first()?
-                .as_str()?
+                .str_start()?
                 .trim_start()
                 .to_ascii_lowercase();
-            let is_insert = sql.starts_with("insert");
+            // `WITH src AS (SELECT ...) INSERT INTO t ...` inserts as well.
+            let is_insert = sql.starts_with("insert")
+                || (sql.starts_with("with") && sql.contains("insert into"));
             let idempotent = writes
                 .idempotent_insert
                 .iter()
@@ -322,7 +325,7 @@ fn written_rows<'c>(
     let orm = &project.catalog.orm;
     let method = call.method.as_str();
     if project.catalog.writes.is_sql_method(method) {
-        return sql_table(call.args().first()?.as_str()?, verb).map(Rows::Table);
+        return sql_table(call.args().first()?.str_start()?, verb).map(Rows::Table);
     }
     let orm_verb = match verb {
         Verb::Insert => orm.create_methods.has(method) || orm.bulk_create_methods.has(method),
