@@ -890,6 +890,8 @@ struct RawTransactions {
     on_commit_contexts: Vec<String>,
     #[serde(default)]
     unit_of_work_methods: Vec<String>,
+    #[serde(default)]
+    connection_methods: Vec<String>,
 }
 
 /// Database transactions: context managers, decorators, and what runs after the commit.
@@ -905,6 +907,9 @@ pub struct Transactions {
     /// Methods opening a transaction whose commit writes the changed attributes of the rows
     /// loaded in it (SQLAlchemy's `session.begin()`: `row.sent = True` is written at the end).
     pub unit_of_work_methods: Vec<String>,
+    /// Methods whose result is a connection (`async with pool.acquire() as conn:`): the
+    /// `methods` on it open a transaction, as on a receiver named like one.
+    pub connection_methods: Vec<String>,
 }
 
 impl Transactions {
@@ -916,13 +921,15 @@ impl Transactions {
         let Some(method) = path.last_name() else {
             return false;
         };
-        let receiver = receiver.unwrap_or_default().to_ascii_lowercase();
+        let receiver = receiver.unwrap_or_default();
+        let lowercase = receiver.to_ascii_lowercase();
         path.is_call()
             && self.methods.iter().any(|m| m == method)
-            && self
+            && (self
                 .receiver_words
                 .iter()
-                .any(|w| receiver.contains(w.as_str()))
+                .any(|w| lowercase.contains(w.as_str()))
+                || self.connection_methods.iter().any(|m| m == receiver))
     }
 
     /// Whether a decorator applies the decorator given as its first argument
@@ -1860,6 +1867,7 @@ impl Catalog {
                 on_commit: pattern_set(&raw.transactions.on_commit),
                 on_commit_contexts: pattern_set(&raw.transactions.on_commit_contexts),
                 unit_of_work_methods: raw.transactions.unit_of_work_methods,
+                connection_methods: raw.transactions.connection_methods,
             },
             models: raw.models,
             celery_settings: raw.celery_settings,

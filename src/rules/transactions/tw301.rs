@@ -8,7 +8,8 @@ declare_rule! {
     /// Reports an effect — a payment, an e-mail, a message, an HTTP write — called inside a
     /// database transaction: `with transaction.atomic():`, a function decorated
     /// `@transaction.atomic`, SQLAlchemy `session.begin()`/`engine.begin()`, psycopg and
-    /// asyncpg `conn.transaction()`, Peewee `db.atomic()`, Tortoise ORM `in_transaction()` and
+    /// asyncpg `conn.transaction()` (also on a connection a pool hands out, `async with
+    /// pool.acquire() as c:`), Peewee `db.atomic()`, Tortoise ORM `in_transaction()` and
     /// `@atomic()`, or a project generator made a context manager that opens one
     /// around its `yield` (`with unit_of_work():`). Anywhere in the project, not only in tasks;
     /// effects reached through project helpers are reported at the call in the transaction.
