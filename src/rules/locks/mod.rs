@@ -25,6 +25,8 @@ pub struct LockUse<'a> {
     pub file: u32,
     pub at: TextRange,
     pub via: Via<'a>,
+    /// The file of the lock call itself (the decorator's or the helper's module).
+    pub source: u32,
 }
 
 /// Where the lock call is, for the values of its arguments.
@@ -48,6 +50,12 @@ pub enum Via<'a> {
 }
 
 impl LockUse<'_> {
+    /// The lock call itself: where a missing TTL is written, whichever decorator or helper of
+    /// the project takes the lock for the task.
+    pub fn call_site(&self) -> (u32, TextRange) {
+        (self.source, self.call.range)
+    }
+
     /// The lock's API as messages name it: a helper's lock says which helper takes it.
     pub fn api_text(&self, project: &Project, lang: Lang) -> String {
         match self.via {
@@ -77,6 +85,7 @@ pub fn locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>> {
             file: task.id.file,
             at: call.range,
             via: Via::Task,
+            source: task.id.file,
         });
     }
     // A project decorator applied to the task that takes a lock around it.
@@ -102,6 +111,7 @@ pub fn locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>> {
                 file: task.id.file,
                 at: decorator.range,
                 via: Via::Decorator(decorator, outer.params.as_slice()),
+                source: id.file,
             });
         }
     }
@@ -158,6 +168,7 @@ fn helper_locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>
                         event: index as u32,
                     },
                 },
+                source: helper.file,
             });
         }
     }

@@ -8,7 +8,9 @@ declare_rule! {
     /// Reports a lock with no expiry taken in a task: `redis.lock(name)` without `timeout`
     /// (`blocking_timeout` is how long to wait, not a TTL), `SET NX` without `ex`/`px`,
     /// `cache.add(..., timeout=None)`, `redis_lock.Lock` without `expire`. Locks handed to the
-    /// task by a decorator or a project function count as TW401 says.
+    /// task by a decorator or a project function count as TW401 says, but the report is at the
+    /// lock call in the decorator or the helper, where the TTL is missing: once, however many
+    /// tasks take the lock.
     ///
     /// ## Why it matters on a second run
     /// A worker killed while holding the lock — OOM, SIGKILL, a lost node — never releases it.
@@ -45,7 +47,8 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let mut found = Vec::new();
     for lock in locks(project, task) {
         if let Err(Ttl::Forever) = ttl_seconds(project, &lock) {
-            found.push((lock.file, lock.at, lock.api_text(project, lang)));
+            let (file, at) = lock.call_site();
+            found.push((file, at, lock.api_text(project, lang)));
         }
     }
     for (file, range, api) in found {
