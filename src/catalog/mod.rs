@@ -767,6 +767,8 @@ struct Vocabulary {
     enqueue_on_commit: Vec<String>,
     #[serde(default)]
     local_pools: Vec<String>,
+    #[serde(default)]
+    key_conversions: Vec<String>,
     property_decorators: Vec<String>,
     interface_bases: Vec<String>,
     abstract_decorators: Vec<String>,
@@ -2197,6 +2199,14 @@ impl Catalog {
             .enqueue_on_commit
             .iter()
             .any(|m| m == method)
+    }
+
+    /// Whether a builtin converts a key without changing it (`str(key)`).
+    pub fn is_key_conversion(&self, function: &str) -> bool {
+        self.vocabulary
+            .key_conversions
+            .iter()
+            .any(|f| f == function)
     }
 
     /// Whether a receiver (its canonical path) is an object of a library that runs work in a

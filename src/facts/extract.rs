@@ -1155,6 +1155,27 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
     }
 
+    /// `str(key)` of a parameter `key`: the parameter as received, converted, which a key
+    /// keyword passes on as it would `key` itself (`idempotency_key=str(key)`).
+    #[inline(never)]
+    fn converted_param(
+        &self,
+        function: Sym,
+        args: &[Value],
+        keywords: &[(Sym, Value)],
+        value: &mut Value,
+    ) {
+        if let [arg] = args
+            && keywords.is_empty()
+            && arg.flags & Value::PARAM != 0
+            && arg.name.is_some()
+            && self.ex.catalog.is_key_conversion(function.as_str())
+        {
+            value.name = arg.name;
+            value.flags |= Value::PARAM;
+        }
+    }
+
     fn stmt_try<'a>(&mut self, stmt_try: &'a ast::StmtTry, block: u32, pending: &mut Pending<'a>) {
         let body = self.push_block(block, BlockKind::Try);
         let before = self.events.len();
@@ -4394,6 +4415,9 @@ impl<'e, 'c> Walker<'e, 'c> {
             _ => None,
         };
         if pure {
+            if let Expr::Name(_) = &*call.func {
+                self.converted_param(method, &args, &keywords, &mut value);
+            }
             return value;
         }
         let dynamic = match &*call.func {
