@@ -3057,6 +3057,8 @@ impl<'e, 'c> Walker<'e, 'c> {
                     value.lit = Lit::Prefix(sql);
                 }
                 let mut before = String::new();
+                // `f"settle-{ref}"` of one parameter: made from what the caller gives for it.
+                let mut param: Option<Option<Sym>> = None;
                 let elements: Vec<&InterpolatedStringElement> = fstring.value.elements().collect();
                 for (i, element) in elements.iter().enumerate() {
                     if let InterpolatedStringElement::Literal(text) = element {
@@ -3081,6 +3083,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                             self.ex.deleted_models.push(model);
                         }
                         before.clear();
+                        param = match param {
+                            None if inner.flags & Value::PARAM != 0 => Some(inner.name),
+                            _ => Some(None),
+                        };
                         // `f"{REDIS_URL}/0"` with the module's constant URL: its start.
                         if i == 0
                             && let Lit::Str(start) | Lit::Prefix(start) = &inner.lit
@@ -3090,6 +3096,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                         }
                         merge_taint(&mut value.taint, &inner.taint);
                     }
+                }
+                if let Some(Some(name)) = param {
+                    value.name = Some(name);
+                    value.flags |= Value::PARAM;
                 }
                 value
             }

@@ -369,8 +369,10 @@ fn is_plain_name(value: &Value, expected: Option<&str>) -> bool {
     let (Some(name), Some(expected)) = (value.name, expected) else {
         return false;
     };
-    // A parameter as received may carry its annotation's type (`entry_id: UUID`) as a path.
+    // A parameter as received may carry its annotation's type (`entry_id: UUID`) as a path;
+    // a text made from it (`f"retry-{order_id}"`) is another value.
     name == expected
         && value.flags & Value::UPDATED == 0
+        && !matches!(value.lit, Lit::Prefix(_))
         && (value.flags & Value::PARAM != 0 || value.path.as_ref().is_none_or(|p| p.0.len() == 1))
 }
