@@ -112,6 +112,12 @@ impl Value {
         matches!(self.lit, Lit::None)
     }
 
+    /// Whether it is a text made from other values (an f-string: `f"settle-{ref}"`), not one
+    /// of them: a parameter it is made from is then another value than the text.
+    pub fn is_text(&self) -> bool {
+        matches!(self.lit, Lit::Prefix(_))
+    }
+
     pub fn as_str(&self) -> Option<&str> {
         match &self.lit {
             Lit::Str(s) => Some(s),

@@ -224,12 +224,12 @@ fn passed_in(project: &Project, hops: &[Hop], effect: &Effect) -> Option<(KeySta
         match carried {
             Carried::Value(value) => match argument_for(project, callee, caller, value) {
                 // `f"settle-{ref}"` of a `None` is a key all the same (a constant one).
-                Argument::Given(argument) if argument.is_none() && is_text(value) => break,
+                Argument::Given(argument) if argument.is_none() && value.is_text() => break,
                 Argument::Given(argument) if argument.is_none() => {
                     return Some((KeyStatus::Missing, caller.func));
                 }
                 Argument::Given(argument) => carried = Carried::Value(argument),
-                Argument::Omitted(ParamDefault::None) => {
+                Argument::Omitted(ParamDefault::None) if !value.is_text() => {
                     return Some((KeyStatus::Missing, callee));
                 }
                 Argument::Omitted(_) | Argument::NotAParameter | Argument::Unknown => break,
@@ -280,11 +280,6 @@ fn passed_in(project: &Project, hops: &[Hop], effect: &Effect) -> Option<(KeySta
             .then(|| (KeyStatus::Present(Box::new(value.clone())), hops[at].func)),
         Carried::Spread(_) | Carried::Holder(..) => None,
     }
-}
-
-/// Whether a key is a text made from a parameter (`f"settle-{ref}"`), not the parameter itself.
-fn is_text(value: &Value) -> bool {
-    matches!(value.lit, crate::facts::Lit::Prefix(_))
 }
 
 /// What [`passed_in`] follows back: a value, a spread parameter, or a parameter passed on as

@@ -373,6 +373,6 @@ fn is_plain_name(value: &Value, expected: Option<&str>) -> bool {
     // a text made from it (`f"retry-{order_id}"`) is another value.
     name == expected
         && value.flags & Value::UPDATED == 0
-        && !matches!(value.lit, Lit::Prefix(_))
+        && !value.is_text()
         && (value.flags & Value::PARAM != 0 || value.path.as_ref().is_none_or(|p| p.0.len() == 1))
 }
