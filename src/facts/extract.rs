@@ -3164,6 +3164,20 @@ impl<'e, 'c> Walker<'e, 'c> {
                         right: arith_operand(&right),
                     }));
                 }
+                // `"settle-" + ref`, `"settle-%s" % ref`: a text made from the parameter.
+                if matches!(bin.op, Operator::Add | Operator::Mod) {
+                    let written = |v: &Value| {
+                        v.flags & Value::PARAM == 0 && matches!(v.lit, Lit::Str(_) | Lit::Prefix(_))
+                    };
+                    text_of_param(&mut value, &left, written(&right));
+                    text_of_param(&mut value, &right, written(&left));
+                    // `"settle-%s" % (ref,)`.
+                    if let (Operator::Mod, Lit::Seq(items)) = (bin.op, &right.lit)
+                        && let [item] = &items[..]
+                    {
+                        text_of_param(&mut value, item, written(&left));
+                    }
+                }
                 merge_taint(&mut value.taint, &left.taint);
                 merge_taint(&mut value.taint, &right.taint);
                 let catalog = self.ex.catalog;
@@ -4425,8 +4439,18 @@ impl<'e, 'c> Walker<'e, 'c> {
             _ => None,
         };
         if pure {
-            if let Expr::Name(_) = &*call.func {
-                self.converted_param(method, &args, &keywords, &mut value);
+            match &*call.func {
+                Expr::Name(_) => self.converted_param(method, &args, &keywords, &mut value),
+                // `"settle-{}".format(ref)`: a text made from the parameter.
+                Expr::Attribute(attr)
+                    if method.as_str() == "format"
+                        && keywords.is_empty()
+                        && let [arg] = &args[..]
+                        && matches!(&*attr.value, Expr::StringLiteral(_)) =>
+                {
+                    text_of_param(&mut value, arg, true);
+                }
+                _ => {}
             }
             return value;
         }
@@ -4725,6 +4749,21 @@ fn is_identifier_char(c: char) -> bool {
 
 /// `"DELETE FROM {} WHERE ...".format(Model._meta.db_table)`: the model whose rows the
 /// statement deletes, when the first placeholder follows `DELETE FROM` and ends the name.
+/// A text made from one parameter and written text (`"settle-" + ref`, `"settle-%s" % ref`,
+/// `"settle-{}".format(ref)`; `written` says the rest is written text): made from what the
+/// caller gives for the parameter, as `f"settle-{ref}"` is, so it keeps the name.
+#[inline(never)]
+fn text_of_param(value: &mut Value, param: &Value, written: bool) {
+    if written && param.flags & Value::PARAM != 0 && param.name.is_some() && param.taint.is_empty()
+    {
+        value.name = param.name;
+        value.flags |= Value::PARAM;
+        if !value.is_text() {
+            value.lit = Lit::Prefix("".into());
+        }
+    }
+}
+
 fn format_deleted_model(catalog: &Catalog, template: &str, args: &[Value]) -> Option<QPath> {
     let (before, rest) = template
         .split_once("{}")

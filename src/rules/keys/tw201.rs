@@ -23,8 +23,8 @@ declare_rule! {
     /// values (`return f"refund-{pk}", timezone.now()`), the key is the item the task unpacks
     /// (`key, requested_at = ...`) or indexes (`request[0]`). A helper that takes the key as a
     /// parameter, or spreads its `**kwargs`, and passes it to the effect it calls uses what the
-    /// task passes (as it is, converted, `idempotency_key=str(key)`, or in an f-string made
-    /// from it alone, `f"settle-{ref}"`), by keyword or by
+    /// task passes (as it is, converted, `idempotency_key=str(key)`, or in a text made from it
+    /// alone, `f"settle-{ref}"`, `"settle-" + ref`, `"settle-{}".format(ref)`), by keyword or by
     /// position, through as many helpers as pass it on: a key
     /// helper's result passed by position counts when its name says it is a key (`idem =
     /// keys.refund_key(pk)` then `issue_refund(req, idem)`, or `send(req, refund_key(pk))`).
