@@ -2922,7 +2922,8 @@ impl<'a> Project<'a> {
                 .is_some_and(|spec| spec.enqueue_methods.iter().any(|m| m == method))
         {
             return Some(CallClass::Enqueue {
-                deferred_to_commit: self.base_defers_to_commit(task),
+                deferred_to_commit: self.base_defers_to_commit(task)
+                    || self.decorated_on_commit(id),
             });
         }
         // Calling a Huey task enqueues it (djhuey's `on_commit_task` when the commit comes).
@@ -2933,14 +2934,9 @@ impl<'a> Project<'a> {
                 .framework(task.framework)
                 .is_some_and(|spec| spec.call_enqueues)
         {
-            let deferred_to_commit = self.function(id).is_some_and(|function| {
-                function.decorators.iter().any(|decorator| {
-                    decorator.path.as_ref().is_some_and(|path| {
-                        self.catalog.is_on_commit_decorator(&self.canonical(path))
-                    })
-                })
+            return Some(CallClass::Enqueue {
+                deferred_to_commit: self.decorated_on_commit(id),
             });
-            return Some(CallClass::Enqueue { deferred_to_commit });
         }
         // `chain(sigs).apply_async()`: each task of the canvas is sent through its own
         // `apply_async` (the chain's first now, the others by the worker after it).
@@ -3039,6 +3035,19 @@ impl<'a> Project<'a> {
 
     /// Whether the task's `base=` class enqueues through the commit: its `apply_async` (which
     /// `delay` calls too) hands the message to `transaction.on_commit`.
+    /// Whether a task's decorator makes its enqueue wait for the commit: djhuey's
+    /// `on_commit_task`, Procrastinate's Django app, whose jobs are rows of the transaction.
+    fn decorated_on_commit(&self, id: FuncId) -> bool {
+        self.function(id).is_some_and(|function| {
+            function.decorators.iter().any(|decorator| {
+                decorator
+                    .path
+                    .as_ref()
+                    .is_some_and(|path| self.catalog.is_on_commit_decorator(&self.canonical(path)))
+            })
+        })
+    }
+
     fn base_defers_to_commit(&self, task: &Task) -> bool {
         let Some(base) = task.options.get(BASE).and_then(|v| v.path.as_ref()) else {
             return false;

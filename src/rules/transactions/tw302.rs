@@ -14,7 +14,8 @@ declare_rule! {
     /// project method of an enqueue method's name (`flight.delay(minutes)` on a model) is not
     /// an enqueue, nor is a local pool's (`ThreadPool(4).apply_async(f, args)` from
     /// `multiprocessing`, which runs `f` in the process); neither is an enqueue that waits for the commit itself (`delay_on_commit`,
-    /// a task of djhuey's `@on_commit_task`, a task whose `base=` class's `apply_async` hands
+    /// a task of djhuey's `@on_commit_task`, a task of Procrastinate's Django app, whose job is
+    /// a row of the same transaction, a task whose `base=` class's `apply_async` hands
     /// the message to `transaction.on_commit`, or a `chain(...)`/`group(...)` whose signatures
     /// all name such tasks).
     ///
