@@ -2835,6 +2835,31 @@ impl<'a> Project<'a> {
         })
     }
 
+    /// The framework of the task an enqueue call sends by a method of the task's own: the
+    /// project's task (`sync.delay(...)`, `sync.configure(lock=k).defer(...)`), or a task
+    /// imported from outside the checked tree by a method only one framework has.
+    pub fn enqueued_framework(&self, call: &CallSite, caller: FuncId) -> Option<&FrameworkSpec> {
+        let canonical = self.canonical(call.path.as_ref()?);
+        let mut receiver = QPath(canonical.0.split_last()?.1.to_vec());
+        self.catalog.strip_builders(&mut receiver);
+        if let Some(id) = self.resolve_function(&receiver, Some(caller)) {
+            return self.catalog.framework(self.task(id)?.framework);
+        }
+        // Not what a call returned (`chain(...)`, a client).
+        if receiver.is_call()
+            || receiver
+                .0
+                .iter()
+                .any(|seg| seg.call != crate::path::Call::No)
+        {
+            return None;
+        }
+        let method = call.method.as_str();
+        self.catalog
+            .frameworks()
+            .find(|spec| spec.unresolved_enqueue_methods.iter().any(|m| m == method))
+    }
+
     /// Whether a canonical path names a task of the project (for enqueue detection).
     fn is_task_path(&self, path: &QPath, caller: FuncId) -> bool {
         self.resolve_function(path, Some(caller))

@@ -399,6 +399,9 @@ pub struct FrameworkSpec {
     /// called on the result with the task's own arguments (`task.configure(lock=k).defer(id)`).
     pub builder_methods: Vec<String>,
     pub call_enqueues: bool,
+    /// What turns an enqueue method into its twin that waits for the commit (Celery's
+    /// `delay` → `delay_on_commit`): named by TW302's fix.
+    pub on_commit_suffix: Option<String>,
     pub time_limits: Vec<TimeLimitSpec>,
     /// The framework's own bound on a run, in seconds, when the task sets none.
     pub default_time_limit: Option<i64>,
@@ -1485,6 +1488,7 @@ struct RawFramework {
     builder_methods: Vec<String>,
     #[serde(default)]
     call_enqueues: bool,
+    on_commit_suffix: Option<String>,
     #[serde(default)]
     time_limits: Vec<TimeLimitSpec>,
     default_time_limit: Option<i64>,
@@ -1653,6 +1657,7 @@ impl Catalog {
                 options_signature_methods: fw.options_signature_methods,
                 builder_methods: fw.builder_methods,
                 call_enqueues: fw.call_enqueues,
+                on_commit_suffix: fw.on_commit_suffix,
                 time_limits: fw.time_limits,
                 default_time_limit: fw.default_time_limit,
                 global_time_limits: fw

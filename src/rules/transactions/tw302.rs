@@ -98,7 +98,38 @@ pub fn check_project(checker: &mut Checker) {
                 transaction = describe_transaction(project, id, tx, lang)
             );
             let help = if project.transaction_has_on_commit(id, tx) {
-                tr!(lang, "tw302.help")
+                let written = written_label(project, call);
+                // `chord(...)(...)` is written with its arguments already.
+                let called = if written.ends_with(')') {
+                    written.clone()
+                } else {
+                    format!("{written}(...)")
+                };
+                // The task's own method that waits for the commit (`delay_on_commit`).
+                let twin = project.enqueued_framework(call, id).and_then(|spec| {
+                    let twin = format!(
+                        "{}{}",
+                        call.method.as_str(),
+                        spec.on_commit_suffix.as_deref()?
+                    );
+                    project.catalog.enqueues_on_commit(&twin).then_some(twin)
+                });
+                match (via, written.rsplit_once('.'), twin) {
+                    (Some(enqueue), ..) => {
+                        tr!(
+                            lang,
+                            "tw302.help_reached",
+                            enqueue = project.hop_label(enqueue)
+                        )
+                    }
+                    (None, Some((task, _)), Some(twin)) if !task.contains('(') => tr!(
+                        lang,
+                        "tw302.help_celery",
+                        call = called,
+                        twin = format!("{task}.{twin}(...)")
+                    ),
+                    _ => tr!(lang, "tw302.help", call = called),
+                }
             } else {
                 tr!(lang, "tw302.help_after_block")
             };
