@@ -17,7 +17,8 @@ use ruff_text_size::{Ranged, TextRange};
 use super::{
     Arith, ArithOp, AttrAssign, Block, BlockKind, Body, CallArgs, CallMarks, CallSite, Class,
     Decorator, DictItem, Dropped, Ends, Event, EventKind, Exit, Function, FunctionBody, Guard,
-    GuardTest, Lit, ModuleFacts, Param, ParamDefault, ParamKind, SmallMap, Taint, Value,
+    GuardTest, Lit, ModuleFacts, Param, ParamDefault, ParamKind, ParamShape, SmallMap, Taint,
+    Value,
 };
 use crate::catalog::{Binder, CallRole, Catalog, HEADERS_KEYWORD, Orm};
 use crate::path::{Call, QPath, Seg, Sym, dotted_join};
@@ -602,6 +603,11 @@ impl<'e, 'c> Walker<'e, 'c> {
                 } else {
                     ParamKind::KeywordOnly
                 },
+                shape: param
+                    .parameter
+                    .annotation
+                    .as_deref()
+                    .map_or(ParamShape::Unknown, param_shape),
                 default: match param.default.as_deref() {
                     None => ParamDefault::Required,
                     Some(Expr::NoneLiteral(_)) => ParamDefault::None,
@@ -635,6 +641,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 annotation: None,
                 kind: ParamKind::Variadic,
                 default: ParamDefault::Other,
+                shape: ParamShape::Unknown,
             });
         }
         self.ex.functions[self.func].params = params;
@@ -4749,6 +4756,37 @@ fn is_identifier_char(c: char) -> bool {
 
 /// `"DELETE FROM {} WHERE ...".format(Model._meta.db_table)`: the model whose rows the
 /// statement deletes, when the first placeholder follows `DELETE FROM` and ends the name.
+/// What an annotation says a parameter holds (`dict[str, Any]`, `Optional[list[int]]`), by the
+/// name of the type written.
+fn param_shape(annotation: &Expr) -> ParamShape {
+    let name = match annotation {
+        Expr::Name(name) => name.id.as_str(),
+        Expr::Attribute(attr) => attr.attr.as_str(),
+        Expr::Subscript(sub) => {
+            let outer = param_shape(&sub.value);
+            if outer != ParamShape::Unknown {
+                return outer;
+            }
+            // `Optional[dict]`, `Annotated[dict, ...]`: the first type inside.
+            return match &*sub.slice {
+                Expr::Tuple(tuple) => tuple.elts.first().map_or(ParamShape::Unknown, param_shape),
+                inner => param_shape(inner),
+            };
+        }
+        // `dict | None`.
+        Expr::BinOp(bin) => return param_shape(&bin.left),
+        _ => return ParamShape::Unknown,
+    };
+    match name {
+        "dict" | "Dict" | "Mapping" | "MutableMapping" | "TypedDict" => ParamShape::Mapping,
+        "list" | "List" | "Sequence" | "MutableSequence" | "Iterable" | "Iterator" | "set"
+        | "Set" | "frozenset" | "FrozenSet" | "tuple" | "Tuple" | "bytes" | "Collection" => {
+            ParamShape::Collection
+        }
+        _ => ParamShape::Unknown,
+    }
+}
+
 /// A text made from one parameter and written text (`"settle-" + ref`, `"settle-%s" % ref`,
 /// `"settle-{}".format(ref)`; `written` says the rest is written text): made from what the
 /// caller gives for the parameter, as `f"settle-{ref}"` is, so it keeps the name.

@@ -507,6 +507,17 @@ pub struct Param {
     pub annotation: Option<QPath>,
     pub kind: ParamKind,
     pub default: ParamDefault,
+    pub shape: ParamShape,
+}
+
+/// What a parameter's annotation says its value is, where it names no class to resolve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamShape {
+    Unknown,
+    /// `dict`, `Mapping[str, Any]`, `TypedDict`: a payload, identified by an item.
+    Mapping,
+    /// `list`, `Sequence[int]`, `tuple`, `set`, `bytes`: no identifier at all.
+    Collection,
 }
 
 impl Param {

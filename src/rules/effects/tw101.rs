@@ -1,5 +1,6 @@
 use crate::catalog::EffectKind;
 use crate::diagnostic::Severity;
+use crate::facts::{Param, ParamKind, ParamShape};
 use crate::i18n::tr;
 use crate::project::KeyStatus;
 use crate::rules::{Checker, TaskView, declare_rule, effect_clause};
@@ -178,15 +179,40 @@ fn singular(word: &str) -> &str {
     }
 }
 
-/// The first parameter that is not `self`/`ctx`, for the example key.
+/// The parameter the example key is made from: the first that names an id (`order_id`,
+/// `invoice_pk`, `reference`), else the first other than `self`/`ctx` and `*args`/`**kwargs`.
+/// A mapping (`shipment: dict`) is keyed by its `id` item; a sequence is no key.
 pub(crate) fn first_param(task: &TaskView) -> String {
-    task.function
+    let params: Vec<_> = task
+        .function
         .params
         .iter()
-        .map(|p| p.name())
-        .find(|name| !matches!(*name, "self" | "cls" | "ctx" | "context" | "task"))
-        .unwrap_or("object_id")
-        .to_string()
+        .filter(|p| {
+            p.kind != ParamKind::Variadic
+                && !matches!(p.name(), "self" | "cls" | "ctx" | "context" | "task")
+        })
+        .collect();
+    let shaped = |p: &Param, shape: ParamShape| p.shape == shape;
+    if let Some(id) = params
+        .iter()
+        .find(|p| shaped(p, ParamShape::Unknown) && names_an_id(p.name()))
+    {
+        return id.name().to_string();
+    }
+    match params.iter().find(|p| !shaped(p, ParamShape::Collection)) {
+        Some(p) if shaped(p, ParamShape::Mapping) => format!("{}['id']", p.name()),
+        Some(p) => p.name().to_string(),
+        None => "object_id".to_string(),
+    }
+}
+
+/// `order_id`, `invoice_pk`, `payment_uuid`, `reference`, `id`: a name that says it holds an
+/// identifier.
+fn names_an_id(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["id", "pk", "uuid", "ref", "reference"]
+        .iter()
+        .any(|word| name == *word || name.ends_with(&format!("_{word}")))
 }
 
 #[cfg(test)]
