@@ -585,7 +585,7 @@ struct RawCatalog {
     pure: Pure,
     binders: RawBinders,
     runner: Vec<RawRunner>,
-    durations: RawCalls,
+    durations: RawDurations,
     request_object: Vec<RawRequestObject>,
     pub orm: Orm,
     guards: Guards,
@@ -996,6 +996,8 @@ pub struct CelerySettingsSpec {
     pub retry_options: String,
     /// The keyword of a delay before a message runs (`apply_async`, `retry`).
     pub countdown: String,
+    /// The keyword of the time a message runs at (`apply_async(eta=now() + timedelta(...))`).
+    pub eta: String,
 }
 
 /// Cache and Redis writes that record a done state.
@@ -1362,9 +1364,12 @@ struct RawHeuristics {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawCalls {
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct RawDurations {
     calls: Vec<String>,
+    /// Calls that return the current time, to which a duration added is a time that far ahead.
+    #[serde(default)]
+    now: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -1437,6 +1442,8 @@ pub enum CallRole {
     Runner(Runner),
     /// Makes a duration, read as seconds (`timedelta(minutes=5)`).
     Duration,
+    /// Returns the current time (`timezone.now()`): plus a duration, a time that far ahead.
+    Now,
     /// Makes a request object, whose arguments a sink reads (`Request(url, method="POST")`);
     /// the index into [`Catalog::request_params`].
     Request(u16),
@@ -1904,6 +1911,9 @@ impl Catalog {
                 }
                 for pattern in &raw.durations.calls {
                     set.insert(pattern, CallRole::Duration);
+                }
+                for pattern in &raw.durations.now {
+                    set.insert(pattern, CallRole::Now);
                 }
                 for (index, request) in raw.request_object.iter().enumerate() {
                     let index = u16::try_from(index).unwrap_or(u16::MAX);

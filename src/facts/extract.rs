@@ -1164,6 +1164,23 @@ impl<'e, 'c> Walker<'e, 'c> {
 
     /// `str(key)` of a parameter `key`: the parameter as received, converted, which a key
     /// keyword passes on as it would `key` itself (`idempotency_key=str(key)`).
+    /// `now` plus `delay` seconds, when `now` is the current time (or already a time ahead
+    /// of it) and `delay` a duration.
+    #[inline(never)]
+    fn time_ahead(&self, now: &Value, delay: &Value) -> Option<Lit> {
+        let ahead = match &now.lit {
+            Lit::FromNow(seconds) => *seconds,
+            _ if now.path.as_ref().is_some_and(|p| {
+                p.is_call() && self.ex.catalog.call_role(p) == Some(CallRole::Now)
+            }) =>
+            {
+                0.0
+            }
+            _ => return None,
+        };
+        Some(Lit::FromNow(ahead + delay.as_f64()?))
+    }
+
     #[inline(never)]
     fn converted_param(
         &self,
@@ -3170,6 +3187,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                         left: arith_operand(&left),
                         right: arith_operand(&right),
                     }));
+                }
+                // `timezone.now() + timedelta(hours=3)`: a time 3 hours ahead.
+                if bin.op == Operator::Add
+                    && let Some(lit) = self
+                        .time_ahead(&left, &right)
+                        .or_else(|| self.time_ahead(&right, &left))
+                {
+                    value.lit = lit;
                 }
                 // `"settle-" + ref`, `"settle-%s" % ref`: a text made from the parameter.
                 if matches!(bin.op, Operator::Add | Operator::Mod) {

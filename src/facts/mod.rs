@@ -211,6 +211,8 @@ pub enum Lit {
     /// What the function's caller gives by a keyword, taken out of its `**kwargs`
     /// (`kwargs.pop("headers", {})`): the `**kwargs` parameter and the keyword.
     CallerKeyword(Sym, Sym),
+    /// A time this many seconds after the current one: `timezone.now() + timedelta(hours=3)`.
+    FromNow(f64),
 }
 
 /// `left op right`, where a side is a number, a constant's name or another such operation.

@@ -1,7 +1,7 @@
 use ruff_text_size::TextRange;
 
 use crate::catalog::Framework;
-use crate::facts::EventKind;
+use crate::facts::{EventKind, Lit, Value};
 use crate::i18n::tr;
 use crate::project::CallClass;
 use crate::rules::{Checker, TaskView, declare_rule};
@@ -9,7 +9,8 @@ use crate::rules::{Checker, TaskView, declare_rule};
 declare_rule! {
     /// ## What it does
     /// With a Redis or SQS broker, reports a time limit, a literal `countdown` of an
-    /// `apply_async` or `self.retry` (or in a task's `retry_kwargs`), or a task's
+    /// `apply_async` or `self.retry` (or in a task's `retry_kwargs`), an `eta` a written
+    /// duration after the current time (`eta=timezone.now() + timedelta(hours=3)`), or a task's
     /// `default_retry_delay`/`retry_backoff_max` longer than the broker's `visibility_timeout`
     /// (`broker_transport_options`; Redis defaults to 3600 s, SQS to 1800 s). Values may be
     /// expressions of literals and module constants; when the broker or a value is only known
@@ -152,8 +153,13 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             let EventKind::Call(call) = &event.kind else {
                 continue;
             };
-            let Some(countdown) = call.keyword(&celery.countdown) else {
-                continue;
+            // `countdown=10800`, or `eta=timezone.now() + timedelta(hours=3)`.
+            let (countdown, eta) = match call.keyword(&celery.countdown) {
+                Some(countdown) => (countdown, false),
+                None => match call.keyword(&celery.eta) {
+                    Some(eta) => (eta, true),
+                    None => continue,
+                },
             };
             let class = project.call_class(id, index);
             let enqueue = matches!(class, Some(CallClass::Enqueue { .. }));
@@ -164,16 +170,24 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             if !(enqueue || retry) {
                 continue;
             }
-            let Some(seconds) = project.constant(countdown).and_then(|v| v.as_int()) else {
-                continue;
+            let value = project.constant(countdown);
+            let seconds = match value.as_ref().map(|v| &v.lit) {
+                #[expect(clippy::cast_possible_truncation, reason = "whole seconds suffice")]
+                Some(Lit::FromNow(seconds)) if eta => *seconds as i64,
+                Some(_) if !eta => match value.as_ref().and_then(Value::as_int) {
+                    Some(seconds) => seconds,
+                    None => continue,
+                },
+                _ => continue,
             };
             if seconds > timeout {
+                let key = if eta { "tw602.eta" } else { "tw602.countdown" };
                 found.push((
                     id.file,
                     countdown.setting_range(),
                     tr!(
                         lang,
-                        "tw602.countdown",
+                        key,
                         seconds = seconds,
                         method = call.method.as_str(),
                         timeout = timeout
