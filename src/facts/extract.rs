@@ -1332,7 +1332,15 @@ impl<'e, 'c> Walker<'e, 'c> {
         for event in &self.events {
             match &event.kind {
                 EventKind::Call(call) if markers.contains(&call.range) => {
-                    match call.args().first() {
+                    // The key first, or by the keyword the APIs name it (`set(name=k, nx=True)`).
+                    let key = call.args().first().or_else(|| {
+                        catalog
+                            .locks
+                            .iter()
+                            .filter(|lock| lock.name.position == Some(0))
+                            .find_map(|lock| call.keyword(lock.name.keyword.as_deref()?))
+                    });
+                    match key {
                         Some(key) => keys.extend(text(key)),
                         None => objects.push(call.receiver_var),
                     }
