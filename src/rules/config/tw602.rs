@@ -9,7 +9,8 @@ use crate::rules::{Checker, TaskView, declare_rule};
 declare_rule! {
     /// ## What it does
     /// With a Redis or SQS broker, reports a time limit, a literal `countdown` of an
-    /// `apply_async` or `self.retry` (or in a task's `retry_kwargs`), an `eta` a written
+    /// `apply_async`, a task's `signature(...)` or `self.retry` (or in a task's
+    /// `retry_kwargs`), an `eta` a written
     /// duration after the current time (`eta=timezone.now() + timedelta(hours=3)`), or a task's
     /// `default_retry_delay`/`retry_backoff_max` longer than the broker's `visibility_timeout`
     /// (`broker_transport_options`; Redis defaults to 3600 s, SQS to 1800 s). Values may be
@@ -167,7 +168,15 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             // model) schedules nothing on the broker.
             let retry = retry_method.is_some_and(|m| m == call.method.as_str())
                 && !matches!(class, Some(CallClass::Project(_)));
-            if !(enqueue || retry) {
+            // `sync.signature((pk,), countdown=7200)`: the countdown of the message it sends.
+            let signature = !enqueue
+                && !retry
+                && project.enqueued_framework(call, id).is_some_and(|spec| {
+                    spec.options_signature_methods
+                        .iter()
+                        .any(|m| m == call.method.as_str())
+                });
+            if !(enqueue || retry || signature) {
                 continue;
             }
             let value = project.constant(countdown);
