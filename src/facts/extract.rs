@@ -723,6 +723,14 @@ impl<'e, 'c> Walker<'e, 'c> {
     fn suite<'a>(&mut self, suite: &'a [Stmt], block: u32, pending: &mut Pending<'a>) {
         for stmt in suite {
             self.stmt(stmt, block, pending);
+            // What follows a `return`, `raise`, `break` or `continue` in the same block never
+            // runs (`return  # e-mails paused` above the send).
+            if matches!(
+                stmt,
+                Stmt::Return(_) | Stmt::Raise(_) | Stmt::Break(_) | Stmt::Continue(_)
+            ) {
+                break;
+            }
         }
     }
 
