@@ -2845,12 +2845,11 @@ impl<'a> Project<'a> {
         if let Some(id) = self.resolve_function(&receiver, Some(caller)) {
             return self.catalog.framework(self.task(id)?.framework);
         }
-        // Not what a call returned (`chain(...)`, a client).
-        if receiver.is_call()
-            || receiver
-                .0
-                .iter()
-                .any(|seg| seg.call != crate::path::Call::No)
+        // Not what a call returned (`chain(...)`, `Client().tasks`), anywhere along the path.
+        if receiver
+            .segs()
+            .iter()
+            .any(|seg| seg.call != crate::path::Call::No)
         {
             return None;
         }
