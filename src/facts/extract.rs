@@ -61,7 +61,7 @@ pub fn extract(
         spare: FunctionBody::default(),
         spare_names: Default::default(),
     };
-    ex.prescan(suite);
+    ex.prescan(suite, false);
     ex.functions.push(new_function(
         Function::MODULE_BODY_NAME,
         module.to_string(),
@@ -207,8 +207,9 @@ impl Extractor<'_> {
         copy
     }
 
-    /// Imports and top-level names, including those under `if`/`try` at module level.
-    fn prescan(&mut self, suite: &[Stmt]) {
+    /// Imports and top-level names, including those under `if`/`try` at module level
+    /// (`nested`).
+    fn prescan(&mut self, suite: &[Stmt], nested: bool) {
         for stmt in suite {
             match stmt {
                 Stmt::Import(import) => {
@@ -248,11 +249,11 @@ impl Extractor<'_> {
                     }
                 }
                 Stmt::FunctionDef(def) => {
-                    self.top_level.insert(Sym::new(def.name.as_str()));
+                    self.define(Sym::new(def.name.as_str()), nested);
                     self.context_items_of(def);
                 }
                 Stmt::ClassDef(def) => {
-                    self.top_level.insert(Sym::new(def.name.as_str()));
+                    self.define(Sym::new(def.name.as_str()), nested);
                 }
                 Stmt::Assign(assign) => {
                     for target in &assign.targets {
@@ -267,33 +268,44 @@ impl Extractor<'_> {
                     }
                 }
                 Stmt::If(stmt_if) => {
-                    self.prescan(&stmt_if.body);
+                    self.prescan(&stmt_if.body, true);
                     for clause in &stmt_if.elif_else_clauses {
-                        self.prescan(&clause.body);
+                        self.prescan(&clause.body, true);
                     }
                 }
                 Stmt::Try(stmt_try) => {
-                    self.prescan(&stmt_try.body);
+                    self.prescan(&stmt_try.body, true);
                     for ast::ExceptHandler::ExceptHandler(handler) in &stmt_try.handlers {
                         // `except ImportError: shared_task = None`: a fallback for an optional
                         // import, not the module's own definition of the name.
                         if handler_catches_import_error(handler) {
                             let imported = self.imports.clone();
                             let defined = self.top_level.clone();
-                            self.prescan(&handler.body);
+                            self.prescan(&handler.body, true);
                             self.top_level.retain(|name| {
                                 defined.contains(name) || !imported.contains_key(name)
                             });
                             self.imports = imported;
                             continue;
                         }
-                        self.prescan(&handler.body);
+                        self.prescan(&handler.body, true);
                     }
-                    self.prescan(&stmt_try.orelse);
-                    self.prescan(&stmt_try.finalbody);
+                    self.prescan(&stmt_try.orelse, true);
+                    self.prescan(&stmt_try.finalbody, true);
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// A `def` or `class` of the module's own: one written after an import of the same name,
+    /// unconditionally, rebinds it (`from .mail import send_receipt`, then `def send_receipt`:
+    /// the module's callers get the `def`). One under an `if` or `try` may not run, and the
+    /// import stays what the name is taken to be.
+    fn define(&mut self, name: Sym, nested: bool) {
+        self.top_level.insert(name);
+        if !nested {
+            self.imports.remove(&name);
         }
     }
 
@@ -1078,7 +1090,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             Stmt::ClassDef(def) if self.is_module && block == 0 => self.class_def(def, pending),
             // Imports inside functions bind like module imports.
             Stmt::Import(_) | Stmt::ImportFrom(_) if !self.is_module => {
-                self.ex.prescan(std::slice::from_ref(stmt));
+                self.ex.prescan(std::slice::from_ref(stmt), true);
             }
             _ => {}
         }
