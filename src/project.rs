@@ -300,6 +300,11 @@ pub struct Summary {
     pub returns_meta: Vec<Returned<(u32, TextRange, u32)>>,
     /// Whether the function returns the result of a done-check (usable as a guard).
     pub returns_done_check: bool,
+    /// The field that done-check tests, when every returned one tests the same
+    /// (`return user.is_active`): `if not helper(...): return` in a caller is a done-guard
+    /// only if the caller then writes that field, as for the test written out there
+    /// ([`Summary::guards`]).
+    pub done_field: Option<Sym>,
     /// Whether it answers whether the work is still to do: `return False` (or `None`) when a
     /// done-guard leaves, `return True` otherwise (`claim_receipt`): `if not helper(...):
     /// return` in a caller is a done-guard.
@@ -321,6 +326,27 @@ pub struct Summary {
     pub enqueue: Option<Hop>,
     /// The event of this function that leads to [`Summary::enqueue`].
     pub enqueue_next: u32,
+}
+
+impl Summary {
+    /// Whether `if helper(...): return` (`negated`: `if not helper(...): return`) in `caller`
+    /// is a done-guard, for the helper this summarises. Negated, a claim helper's answer is
+    /// one; so is a done-check's, unless it tests a field `caller` never writes: `if not
+    /// self.enabled_for(user): return` over `return user.is_active` checks who may be
+    /// notified, not what was done, as `if not user.is_active: return` written out does.
+    fn guards(&self, negated: bool, caller: &Function) -> bool {
+        if !negated {
+            return self.returns_done_check;
+        }
+        self.returns_false_when_done
+            || self.returns_done_check
+                && self.done_field.is_none_or(|field| {
+                    caller
+                        .events()
+                        .iter()
+                        .any(|event| event.kind.writes_field(field))
+                })
+    }
 }
 
 pub struct Project<'a> {
@@ -3678,9 +3704,7 @@ impl<'a> Project<'a> {
                 if done
                     .get(&callee)
                     .or_else(|| self.summaries.get(&callee))
-                    .is_some_and(|s| {
-                        s.returns_done_check || (*negated && s.returns_false_when_done)
-                    })
+                    .is_some_and(|s| s.guards(*negated, function))
                 {
                     helper_guards.push((path, *negated));
                 }
@@ -3882,6 +3906,12 @@ impl<'a> Project<'a> {
                     .and_then(QPath::last_name)
                     .is_some_and(|m| self.catalog.orm.exists_methods.has(m))
             {
+                let field = value.name.filter(|_| value.flags & Value::DONE_TEST != 0);
+                summary.done_field = if summary.returns_done_check {
+                    summary.done_field.filter(|known| Some(*known) == field)
+                } else {
+                    field
+                };
                 summary.returns_done_check = true;
             }
         }
@@ -4098,7 +4128,7 @@ impl<'a> Project<'a> {
             GuardTest::Helper { path, negated } => self
                 .resolve_function(&self.canonical(path), Some(id))
                 .and_then(|callee| self.summary(callee))
-                .is_some_and(|s| s.returns_done_check || (*negated && s.returns_false_when_done)),
+                .is_some_and(|s| s.guards(*negated, function)),
             _ => true,
         }) || self.raising_guard_before(id, function, index)
     }

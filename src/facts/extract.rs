@@ -536,6 +536,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                             (None, _) => Lit::Other,
                         },
                         flags: done_test,
+                        name: value.name.filter(|_| done_test & Value::DONE_TEST != 0),
                         ..Value::default()
                     })
             })
@@ -907,14 +908,22 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .as_ref()
                     .and_then(QPath::last_name)
                     .is_some_and(|m| self.ex.catalog.is_fetch(m));
+                let mut tested = None;
                 let done_test = !fetched
                     && ret.value.as_deref().is_some_and(|returned| {
                         let returned = self.bare_test(returned);
-                        matches!(
-                            self.guard_test(returned, &value),
-                            Some(GuardTest::DoneCheck { .. } | GuardTest::Claim)
-                        ) || self.pure(returned).flags & Value::CLAIM != 0
+                        match self.guard_test(returned, &value) {
+                            Some(GuardTest::DoneCheck { field }) => {
+                                tested = field;
+                                true
+                            }
+                            Some(GuardTest::Claim) => true,
+                            _ => self.pure(returned).flags & Value::CLAIM != 0,
+                        }
                     });
+                // The field a returned done-check tests (`return user.is_active`), by which a
+                // caller's `if not helper(...)` is told from a state check ([`Value::name`]).
+                value.name = tested.filter(|_| done_test);
                 // `return cache.add(k, 1)`, `return created`: the answer of a set-if-absent
                 // call or of `get_or_create`, this run's claim.
                 value.flags = (value.flags & (Value::MARKER | Value::CREATED))
@@ -932,6 +941,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     if inner.flags & (Value::MARKER | Value::CREATED) != 0 {
                         value.flags =
                             Value::DONE_TEST | (inner.flags & (Value::MARKER | Value::CREATED));
+                        value.name = None;
                         value.range = inner.range;
                         answered = Some(operand);
                     }

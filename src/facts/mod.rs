@@ -31,7 +31,8 @@ pub struct Value {
     pub lit: Lit,
     /// The resolved path of a name, attribute or call chain.
     pub path: Option<QPath>,
-    /// The local name the value was read from, when it was a plain name.
+    /// The local name the value was read from, when it was a plain name. On a returned
+    /// done-check ([`Value::DONE_TEST`]) the field it tests (`return user.is_active`), if any.
     pub name: Option<Sym>,
     /// Nondeterministic sources, delivery metadata, helper results and parameters it derives from.
     pub taint: ThinVec<Taint>,

@@ -22,7 +22,9 @@ declare_rule! {
     /// `.exists()`, `bool(cache.get(k))`), as the same test written in the task is, and
     /// `if not helper(...): return` when the helper claims the work: it returns `False` where
     /// its own done-guard leaves and `True` after (`claim_receipt(order_id)`), or the count of a
-    /// conditional update (`return filter(sent=False).update(sent=True) == 1`). A test of a
+    /// conditional update (`return filter(sent=False).update(sent=True) == 1`); a returned
+    /// done-check negated (`if not is_open(invoice): return` over `return invoice.status ==
+    /// "open"`) counts only if the task then writes the field it tests, as below. A test of a
     /// field the task never writes is a precondition, not a done-guard: `if x.status !=
     /// "queued": return` or `if ticket.priority > 1: return` guards nothing unless the task
     /// later writes `status` or `priority` (a state it advances, `sent_count += 1`). Nor is a
