@@ -328,6 +328,22 @@ pub struct Summary {
     pub enqueue_next: u32,
 }
 
+/// The database a transaction is opened on ([`Project::committing_transaction`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Database {
+    Default,
+    Named(Sym),
+    /// Computed at run time (`using=self.db`), or a transaction the catalog names none for.
+    Unknown,
+}
+
+impl Database {
+    /// Whether two transactions may be on the same database.
+    fn same_as(self, other: Database) -> bool {
+        self == other || self == Database::Unknown || other == Database::Unknown
+    }
+}
+
 impl Summary {
     /// Whether `if helper(...): return` (`negated`: `if not helper(...): return`) in `caller`
     /// is a done-guard, for the helper this summarises. Negated, a claim helper's answer is
@@ -857,6 +873,64 @@ impl<'a> Project<'a> {
             found.push(FUNCTION_TRANSACTION);
         }
         found
+    }
+
+    /// The outermost transaction that commits together with the innermost one around `block`:
+    /// [`Project::transactions_around`] up to the first on another database. `atomic(using=
+    /// "events")` nested in `atomic()` commits when its own block ends, not with the outer one.
+    pub fn committing_transaction(&self, id: FuncId, block: u32) -> Option<u32> {
+        let txs = self.transactions_around(id, block);
+        let (&inner, outer) = txs.split_first()?;
+        let database = self.transaction_database(id, inner);
+        Some(
+            outer
+                .iter()
+                .take_while(|&&tx| database.same_as(self.transaction_database(id, tx)))
+                .last()
+                .copied()
+                .unwrap_or(inner),
+        )
+    }
+
+    /// The database the transaction `tx` of `id` is opened on, as its `with` item names it.
+    fn transaction_database(&self, id: FuncId, tx: u32) -> Database {
+        let Some(keyword) = self.catalog.transactions.database_keyword else {
+            return Database::Unknown;
+        };
+        let Some(function) = self.function(id) else {
+            return Database::Unknown;
+        };
+        let Some(BlockKind::With { items }) = function.blocks().get(tx as usize).map(|b| &b.kind)
+        else {
+            return Database::Unknown;
+        };
+        let opener = items.iter().find_map(|item| {
+            let path = item.path.as_ref().filter(|path| path.is_call())?;
+            let receiver = path.0.len().checked_sub(2).map(|i| &*path.0[i].name);
+            if !self
+                .catalog
+                .transactions
+                .is_context(&self.canonical(path), receiver)
+            {
+                return None;
+            }
+            function
+                .events()
+                .iter()
+                .find_map(|event| match &event.kind {
+                    EventKind::Call(call) if call.range == item.range => Some(call),
+                    _ => None,
+                })
+        });
+        let Some(call) = opener else {
+            return Database::Unknown;
+        };
+        match call.arg(0, keyword.as_str()).map(|value| &value.lit) {
+            None | Some(Lit::None) => Database::Default,
+            Some(Lit::Str(name)) if &**name == "default" => Database::Default,
+            Some(Lit::Str(name)) => Database::Named(Sym::new(name)),
+            Some(_) => Database::Unknown,
+        }
     }
 
     pub fn class(&self, qualname: &str) -> Option<(u32, &'a Class)> {

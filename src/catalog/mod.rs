@@ -897,6 +897,8 @@ struct RawTransactions {
     unit_of_work_methods: Vec<String>,
     #[serde(default)]
     connection_methods: Vec<String>,
+    #[serde(default)]
+    database_keyword: Option<String>,
 }
 
 /// Database transactions: context managers, decorators, and what runs after the commit.
@@ -915,6 +917,10 @@ pub struct Transactions {
     /// Methods whose result is a connection (`async with pool.acquire() as conn:`): the
     /// `methods` on it open a transaction, as on a receiver named like one.
     pub connection_methods: Vec<String>,
+    /// The keyword (also the first positional argument) naming the database a transaction is
+    /// opened on: Django's `atomic(using="events")`. Blocks on different databases are
+    /// separate transactions, however they nest.
+    pub database_keyword: Option<Sym>,
 }
 
 impl Transactions {
@@ -1882,6 +1888,7 @@ impl Catalog {
                 on_commit_contexts: pattern_set(&raw.transactions.on_commit_contexts),
                 unit_of_work_methods: raw.transactions.unit_of_work_methods,
                 connection_methods: raw.transactions.connection_methods,
+                database_keyword: raw.transactions.database_keyword.as_deref().map(Sym::new),
             },
             models: raw.models,
             celery_settings: raw.celery_settings,

@@ -1,6 +1,6 @@
 use ruff_text_size::TextRange;
 
-use crate::facts::{BlockKind, EventKind, GuardTest};
+use crate::facts::{BlockKind, EventKind, Exit, GuardTest};
 use crate::i18n::tr;
 use crate::project::{FUNCTION_TRANSACTION, FuncId, Project};
 use crate::rules::{Checker, TaskView, declare_rule};
@@ -11,7 +11,10 @@ declare_rule! {
     /// in its own `transaction.atomic()` block and guarded by `except IntegrityError: return`,
     /// `get_or_create` followed by `if not created: return`, or `cache.add`/`redis.set(nx=True)`
     /// (`sadd`, `hsetnx`) followed by an early return — when the work is not inside the marker's
-    /// transaction. The same holds for an insert that skips a row already there and returns what
+    /// transaction. `if created: work()` protects the body of the `if` alone, so a test that
+    /// only picks a log line guards nothing. A block on another database
+    /// (`atomic(using="events")` inside `atomic()`) is a transaction of its own, committed when
+    /// it ends; one on the same database is a savepoint of the outer block. The same holds for an insert that skips a row already there and returns what
     /// it inserted (`INSERT ... ON CONFLICT DO NOTHING RETURNING id`, SQLAlchemy's
     /// `.on_conflict_do_nothing().returning(...)`) followed by `if row is None: return`, and for
     /// a row staged with `session.add(...)` and committed behind `except IntegrityError:
@@ -84,17 +87,21 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             },
             Some(_) => event.block,
         };
-        // The work: what the guard protects, after it.
+        // The work: what the guard protects, after it; for `if created: work()`, the body of
+        // the `if` alone (what follows it runs on every delivery, marker or not).
         let work: Vec<usize> = (guard_index + 1..function.events().len())
+            .filter(|&i| {
+                guard.exit != Exit::Skip
+                    || function.block_within(function.events()[i].block, event.block)
+            })
             .filter(|&i| is_work(project, task, i))
             .collect();
         let Some(&first_work) = work.first() else {
             continue;
         };
         if marker.transactional {
-            // The outermost transaction around the marker; the work must be inside it too.
-            let txs = project.transactions_around(task.id, marker_block);
-            if let Some(&outer) = txs.last()
+            // The outermost transaction the marker commits with; the work must be inside it too.
+            if let Some(outer) = project.committing_transaction(task.id, marker_block)
                 && work.iter().all(|&i| {
                     outer == FUNCTION_TRANSACTION
                         || function.block_within(function.events()[i].block, outer)
