@@ -16,8 +16,8 @@ use crate::catalog::{
 };
 use crate::discover::Scopes;
 use crate::facts::{
-    BlockKind, CallSite, Class, Decorator, EventKind, Exit, Function, FunctionBody, GuardTest, Lit,
-    ModuleFacts, ParamDefault, ParamKind, Taint, Value,
+    BlockKind, CallSite, Class, Decorator, Ends, EventKind, Exit, Function, FunctionBody,
+    GuardTest, Lit, ModuleFacts, ParamDefault, ParamKind, Taint, Value,
 };
 use crate::models::Models;
 use crate::parse::SourceFile;
@@ -4225,9 +4225,6 @@ impl<'a> Project<'a> {
                 .filter(|&i| {
                     matches!(self.call_class(id, i), Some(CallClass::Project(callee))
                         if self.summary(*callee).is_some_and(|s| s.raises_when_done))
-                        && !function
-                            .block_kinds(function.events()[i].block)
-                            .any(|kind| matches!(kind, BlockKind::Try))
                 })
                 .filter_map(|i| u32::try_from(i).ok())
                 .collect();
@@ -4238,7 +4235,11 @@ impl<'a> Project<'a> {
             calls
                 .iter()
                 .take_while(|&&i| (i as usize) < index)
-                .any(|&i| guard_covers(function, function.events()[i as usize].block, target.block))
+                .any(|&i| {
+                    let block = function.events()[i as usize].block;
+                    raise_skips(function, block, target.block)
+                        && guard_covers(function, block, target.block)
+                })
         })
     }
 
@@ -4711,6 +4712,49 @@ fn event_range(event: &crate::facts::Event) -> Option<TextRange> {
 /// path skips the guard; except a branch of an `if` with an `else` whose other branches all
 /// return or raise, which every run past the `if` went through. A `continue` guard stops at
 /// its loop, so it covers that body only.
+/// Whether an exception raised by a call in `block` leaves code in `target` unrun: no `try`
+/// around the call catches it, or every handler of each `try` around it that `target` is not
+/// in leaves too: returns or raises, or ends the pass of a loop `target` is in (`except
+/// AlreadyInvited: continue`). A handler that goes on lets the code after the `try` run.
+fn raise_skips(function: &Function, block: u32, target: u32) -> bool {
+    let blocks = function.blocks();
+    for at in function.ancestors(block) {
+        let Some(info) = blocks.get(at as usize) else {
+            return false;
+        };
+        if !matches!(info.kind, BlockKind::Try) {
+            continue;
+        }
+        // The rest of the `try` body is skipped whatever catches the exception.
+        if function.block_within(target, at) {
+            return true;
+        }
+        let Some(parent) = info.parent else {
+            return false;
+        };
+        let in_loop = function
+            .in_loop(parent)
+            .is_some_and(|pass| function.block_within(target, pass));
+        // The statement's handlers: the blocks beside it, up to its `finally`.
+        let leaves = blocks
+            .iter()
+            .skip(at as usize + 1)
+            .filter(|other| other.parent == Some(parent))
+            .take_while(|other| !matches!(other.kind, BlockKind::Finally))
+            .all(|handler| match handler.kind {
+                BlockKind::Handler { ends, .. } => {
+                    ends == Ends::Leaves
+                        || in_loop && matches!(ends, Ends::Continues | Ends::Breaks)
+                }
+                _ => true,
+            });
+        if !leaves {
+            return false;
+        }
+    }
+    true
+}
+
 pub(crate) fn guard_covers(function: &Function, guard_block: u32, target: u32) -> bool {
     // Not an effect in another branch of the guard's `if`, nor one no run reaches after it.
     if function.exclusive(guard_block, target) {

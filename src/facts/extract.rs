@@ -1256,7 +1256,13 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .is_some_and(|n| self.ex.catalog.is_missing_row_error(n))
             });
             let fallback = self.is_module && catches.iter().any(is_import_error);
-            let handler_block = self.push_block(block, BlockKind::Handler { catches });
+            let handler_block = self.push_block(
+                block,
+                BlockKind::Handler {
+                    catches,
+                    ends: ends(&handler.body),
+                },
+            );
             if let Some(name) = &handler.name {
                 self.set_local(name.as_str(), Value::default());
             }

@@ -1004,6 +1004,8 @@ pub enum BlockKind {
     Try,
     Handler {
         catches: Vec<QPath>,
+        /// How the handler's own statements end (`except AlreadySent: continue`).
+        ends: Ends,
     },
     Finally,
     /// A `with` block, with its context managers.

@@ -17,7 +17,8 @@ declare_rule! {
     /// Model.DoesNotExist: return`, with `sms_sent`/`sent` set later). A project helper the
     /// task calls first that raises when the work
     /// is done (`ensure_not_sent(order)` doing `if order.sent: raise AlreadySent`) is a
-    /// done-guard, unless the task catches what it raises. So is `if helper(...): return` when
+    /// done-guard, unless the task catches what it raises and goes on (a handler that returns,
+    /// raises, or `continue`s the loop the effect is in keeps it one). So is `if helper(...): return` when
     /// the helper returns a done-check (`return invoice.reminder_sent_at is not None`,
     /// `.exists()`, `bool(cache.get(k))`), as the same test written in the task is, and
     /// `if not helper(...): return` when the helper claims the work: it returns `False` where
