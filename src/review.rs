@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::catalog::{EffectKind, Framework, Ttl};
 use crate::check::Findings;
 use crate::diagnostic::Diagnostic;
-use crate::facts::{EventKind, Exit, GuardTest};
+use crate::facts::{BlockKind, EventKind, Exit, GuardTest};
 use crate::i18n::{Lang, tr};
 use crate::project::{CallClass, KeyStatus, Project};
 use crate::rules::TaskView;
@@ -382,7 +382,14 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding], lang: Lang) -
                 steps.push(Step {
                     line: line(guard.range),
                     kind: "guard",
-                    text: if guard.exit == Exit::Skip {
+                    text: if guard.exit == Exit::Skip
+                        && function
+                            .blocks()
+                            .get(event.block as usize)
+                            .is_some_and(|b| matches!(b.kind, BlockKind::Loop { .. }))
+                    {
+                        tr!(lang, "step.guard_loop", line = first_line)
+                    } else if guard.exit == Exit::Skip {
                         tr!(lang, "step.guard_around", line = first_line)
                     } else {
                         tr!(lang, "step.guard", line = first_line)

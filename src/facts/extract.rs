@@ -994,6 +994,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                         .and_then(|path| row_of_queryset(path, &self.ex.catalog.orm)),
                     ..Value::default()
                 };
+                // `for r in Reminder.objects.filter(sent=False):` with `r.sent = True` in the body:
+                // each row is selected in the state the pass moves it on from, a guard of the
+                // pass (decided in `finish`, as a row fetched that way is).
+                if item.path.is_some()
+                    && let Some(test) = self.loop_state_test(&stmt_for.iter)
+                {
+                    self.push_guard(body, stmt_for.iter.range(), test, Exit::Skip);
+                }
                 self.bind(&stmt_for.target, &item, body);
                 if let Lit::Seq(items) = &iter.lit {
                     self.note_loop_classes(&stmt_for.target, items);
@@ -2860,6 +2868,12 @@ impl<'e, 'c> Walker<'e, 'c> {
     /// The fields a queryset expression selects by (`Model.objects.filter(pk=pk,
     /// sent=False)`: `pk`, `sent`), with those of the queryset a local holds when the chain
     /// starts from one (`q.filter(...)`, `q`).
+    /// The state a loop's queryset selects its rows by, as the guard of each pass.
+    #[inline(never)]
+    fn loop_state_test(&self, iter: &Expr) -> Option<GuardTest> {
+        state_test(self.selected_fields(iter), &self.ex.catalog.orm)
+    }
+
     fn selected_fields<'a>(&self, expr: &'a Expr) -> Vec<&'a str> {
         let mut fields = queryset_fields(expr, &self.ex.catalog.orm);
         if self.querysets.is_empty() {

@@ -14,7 +14,9 @@ declare_rule! {
     /// (`if result.rowcount != 1: return`, `== 0`, `not result.rowcount`), and a row selected
     /// in the state the task then writes (`filter(pk=pk, status="paid", sms_sent=False).first()`
     /// then `if row is None: return`, or `get(pk=pk, sent=False)` behind `except
-    /// Model.DoesNotExist: return`, with `sms_sent`/`sent` set later). A project helper the
+    /// Model.DoesNotExist: return`, with `sms_sent`/`sent` set later), and so each pass of a
+    /// loop over rows selected that way (`for r in filter(sent=False):` with `r.sent = True`
+    /// in the pass; TW103 then has the window). A project helper the
     /// task calls first that raises when the work
     /// is done (`ensure_not_sent(order)` doing `if order.sent: raise AlreadySent`) is a
     /// done-guard, unless the task catches what it raises and goes on (a handler that returns,
