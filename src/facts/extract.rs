@@ -253,7 +253,12 @@ impl Extractor<'_> {
                     self.context_items_of(def);
                 }
                 Stmt::ClassDef(def) => {
-                    self.define(Sym::new(def.name.as_str()), nested);
+                    // `class Task(Task):` extends the class it replaces: its bases are read
+                    // while the import still holds the name.
+                    let extends_import = def.bases().iter().any(|base| {
+                        matches!(base, Expr::Name(name) if name.id.as_str() == def.name.as_str())
+                    });
+                    self.define(Sym::new(def.name.as_str()), nested || extends_import);
                 }
                 Stmt::Assign(assign) => {
                     for target in &assign.targets {
