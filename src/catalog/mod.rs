@@ -670,6 +670,10 @@ pub struct Orm {
     pub key_fields: Names,
     pub write_methods: Names,
     pub queryset_methods: Names,
+    /// The queryset methods whose keywords select rows (`filter(status="queued")`), unlike the
+    /// options of `select_for_update(skip_locked=True)`.
+    #[serde(default)]
+    pub lookup_methods: Names,
     pub chain_methods: Names,
     pub as_manager_methods: Names,
     pub from_queryset_methods: Names,

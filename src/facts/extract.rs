@@ -5416,7 +5416,7 @@ fn queryset_lookups<'a>(
             while let Expr::Attribute(inner) = expr {
                 expr = &inner.value;
             }
-            if orm.queryset_methods.has(attr.attr.as_str()) {
+            if orm.lookup_methods.has(attr.attr.as_str()) {
                 return Some(&call.arguments.keywords);
             }
         }
