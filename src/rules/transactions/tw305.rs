@@ -224,7 +224,7 @@ fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Optio
                 call.keywords().iter().map(|(k, _)| k.to_string()).collect();
             fields.extend(target.implicit.map(str::to_string));
             (!model.lookup_is_unique(&fields))
-                .then(|| tr!(lang, "tw305.create", model = model.name))
+                .then(|| tr!(lang, "tw305.create", model = model.name, method = method))
         }
         _ if inserts && orm && vocabulary.bulk_create_methods.has(method) => {
             let idempotent = writes
