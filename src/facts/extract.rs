@@ -52,6 +52,7 @@ pub fn extract(
         top_level: HashSet::default(),
         classes: Vec::new(),
         self_attrs: HashMap::default(),
+        captured: HashMap::default(),
         context_items: Vec::new(),
         functions: Vec::new(),
         deleted_tables: Vec::new(),
@@ -78,7 +79,9 @@ pub fn extract(
     // Function bodies are walked once every module-level binding is known.
     while let Some((index, source)) = pending.pop() {
         let class = ex.functions[index].class();
+        let captured = ex.captured.remove(&index).unwrap_or_default();
         let mut walker = Walker::new(&mut ex, index, class, false);
+        walker.captured = captured;
         match source {
             FunctionSource::Def(def) => {
                 walker.params(&def.parameters, is_static_method(def));
@@ -156,6 +159,10 @@ struct Extractor<'c> {
     /// the first parameter's name, the key and the call, which type `ctx["http"]` in any
     /// function of the module whose first parameter has that name.
     context_items: Vec<(Sym, Sym, Expr)>,
+    /// Per nested function (by index), the enclosing function's locals that carry a
+    /// nondeterministic source or delivery metadata when it is defined: a closure reads them
+    /// (`key = f"...{self.request.retries}"`, then `def _post(): ... headers={... key}`).
+    captured: HashMap<usize, Vec<(Sym, ThinVec<Taint>)>>,
     functions: Vec<Function>,
     deleted_tables: Vec<String>,
     deleted_models: Vec<QPath>,
@@ -393,6 +400,8 @@ struct Walker<'e, 'c> {
     insert_claims: Vec<(TextRange, TextRange)>,
     /// The function's `**kwargs` parameter: what a caller gives by keyword beyond the others.
     kwarg: Option<Sym>,
+    /// The enclosing function's locals a nested one reads ([`Extractor::captured`]).
+    captured: Vec<(Sym, ThinVec<Taint>)>,
 }
 
 type Pending<'a> = Vec<(usize, FunctionSource<'a>)>;
@@ -443,6 +452,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             loop_classes: Vec::new(),
             insert_claims: Vec::new(),
             kwarg: None,
+            captured: Vec::new(),
         }
     }
 
@@ -1540,8 +1550,32 @@ impl<'e, 'c> Walker<'e, 'c> {
                 },
             );
         }
+        if !self.is_module {
+            self.capture_sources(index);
+        }
         self.ex.functions.push(function);
         pending.push((index, FunctionSource::Def(def)));
+    }
+
+    /// Hands the nested function `index` the locals of this one that carry a source.
+    #[inline(never)]
+    fn capture_sources(&mut self, index: usize) {
+        let captured: Vec<(Sym, ThinVec<Taint>)> = self
+            .locals
+            .iter()
+            .filter_map(|(name, value)| {
+                let sources: ThinVec<Taint> = value
+                    .taint
+                    .iter()
+                    .copied()
+                    .filter(|t| matches!(t, Taint::Nondet { .. } | Taint::Meta { .. }))
+                    .collect();
+                (!sources.is_empty()).then_some((*name, sources))
+            })
+            .collect();
+        if !captured.is_empty() {
+            self.ex.captured.insert(index, captured);
+        }
     }
 
     /// `new_key = lambda: uuid4().hex` at module level: a function of that name, which
@@ -3657,6 +3691,13 @@ impl<'e, 'c> Walker<'e, 'c> {
         } else if self.self_name.as_deref() == Some(id) {
             Value {
                 path: Some(QPath(vec![Seg::name("self")])),
+                ..Value::default()
+            }
+        } else if let Some((_, sources)) = self.captured.iter().find(|(name, _)| *name == sym) {
+            // A local of the enclosing function, read by this nested one.
+            Value {
+                path: bare(),
+                taint: sources.clone(),
                 ..Value::default()
             }
         } else if let Some(var) = self.ex.module_vars.get(id).filter(|_| !self.is_module) {

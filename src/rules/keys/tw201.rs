@@ -12,7 +12,8 @@ declare_rule! {
     /// `random`, `secrets`) inside a task whose value flows into an idempotency key, a lock name
     /// or a de-duplication key (a marker's key, or the lookup of a marker row: `get_or_create`
     /// behind `if not created: return`, an insert behind `except IntegrityError: return`) —
-    /// through assignments, f-strings, `str()`, `format`, `%`, `+`,
+    /// through assignments (also to a local a nested function then reads: `key = str(uuid4())`,
+    /// `def _post(): ... headers={"Idempotency-Key": key}`), f-strings, `str()`, `format`, `%`, `+`,
     /// `join`, `hashlib` digests, a dict union (`auth() | {"Idempotency-Key": k}`) or a project
     /// helper that returns it (a lambda bound to a name, `new_key = lambda: uuid4().hex`, in
     /// the module or in the task, is one), a parameter's default evaluated at import
