@@ -408,6 +408,11 @@ impl Models {
                 found.models.push(model);
             } else if path.contains("query") {
                 found.models.extend(queried.iter().copied());
+            } else if let Some(model) =
+                self.model_of_manager_call(project, &project.canonical(path))
+            {
+                // `stale_deliveries().delete()`: a helper returns the model's queryset.
+                found.models.push(model);
             }
         }
     }

@@ -16,7 +16,9 @@ declare_rule! {
     /// it holds: a generic helper's parameter (`def purge(model, days): model.objects...
     /// .delete()`, called as `purge(ProcessedEvent, 7)` or `purge(model=ProcessedEvent, ...)`),
     /// or a loop over a written-out tuple of models in the same function (or of tuples holding
-    /// them: `for model, days in [(ProcessedEvent, 14)]:`).
+    /// them: `for model, days in [(ProcessedEvent, 14)]:`). So does a delete of the queryset a
+    /// project helper returns (`stale_events().delete()` over `return ProcessedEvent.objects
+    /// .filter(...)`).
     ///
     /// ## Why it matters on a second run
     /// A de-duplication table only needs to remember keys for as long as a message can be
