@@ -113,6 +113,9 @@ pub struct Task {
     pub options: TaskOptions,
     /// Where the task is declared (decorator or class), for reports about its options.
     pub declared_at: TextRange,
+    /// The Celery app whose decorator declares it (`@realtime_app.task`), by main name
+    /// ([`crate::settings::app_key`]); `None` for `@shared_task` and other frameworks.
+    pub app: Option<crate::path::Call>,
 }
 
 /// A task's options: inherited from its `base=` class or its classes' bases first, then its
@@ -566,6 +569,12 @@ impl<'a> Project<'a> {
     /// The Celery settings the tasks of `file` run with.
     pub fn settings_of(&self, file: u32) -> &CelerySettings {
         self.settings_of_scope(self.scope_of(file))
+    }
+
+    /// The Celery settings a task runs with: its folder's, or its app's when the folder makes
+    /// several apps.
+    pub fn settings_of_task(&self, task: &Task) -> &CelerySettings {
+        self.settings_of(task.id.file).for_app(task.app)
     }
 
     /// The Celery settings the tasks of a project folder run with.
@@ -1592,6 +1601,7 @@ impl<'a> Project<'a> {
                 framework: Framework::Arq,
                 options,
                 declared_at,
+                app: None,
             });
         }
     }
@@ -2222,6 +2232,13 @@ impl<'a> Project<'a> {
                         continue;
                     }
                     if let Some(ty) = self.catalog.type_by_api(call.method.as_str()) {
+                        // `app = Celery("proj")`: the value says more than the type (the
+                        // app's name, which tells apps apart).
+                        let names = |p: &QPath| p.segs().iter().map(|s| s.name).collect::<Vec<_>>();
+                        let ty = match facts.vars.get(var).and_then(|v| v.path.as_ref()) {
+                            Some(own) if names(own) == names(&ty) => own.clone(),
+                            _ => ty,
+                        };
                         inferred.insert(dotted_join(&facts.module, var), ty);
                     }
                 }
@@ -2345,6 +2362,7 @@ impl<'a> Project<'a> {
                                 framework,
                                 options,
                                 declared_at: decorator.range,
+                                app: crate::settings::app_key(&canonical),
                             });
                             break;
                         }
@@ -2422,6 +2440,7 @@ impl<'a> Project<'a> {
                         framework,
                         options,
                         declared_at: class.name_range,
+                        app: None,
                     });
                 }
                 // Registries: arq's `WorkerSettings.functions = [func(f, ...), g]`.
@@ -2679,6 +2698,7 @@ impl<'a> Project<'a> {
                     framework,
                     options,
                     declared_at: self.function(id).map(|f| f.name_range).unwrap_or_default(),
+                    app: None,
                 });
             }
         }
@@ -2821,7 +2841,9 @@ impl<'a> Project<'a> {
         if let Some(last) = decorator.0.last_mut() {
             last.call = Call::No;
         }
-        let framework = self.catalog.task_decorator(&self.canonical(&decorator))?;
+        let decorator = self.canonical(&decorator);
+        let framework = self.catalog.task_decorator(&decorator)?;
+        let app = crate::settings::app_key(&decorator);
         let id = self.resolve_function(&self.canonical(target), None)?;
         // `app.task(bind=True)(f)`: the options are the inner call's, the one this calls.
         let made_by = call
@@ -2846,6 +2868,7 @@ impl<'a> Project<'a> {
             framework,
             options,
             declared_at: call.range,
+            app,
         })
     }
 
@@ -2933,6 +2956,15 @@ impl<'a> Project<'a> {
                 self.task_class_framework(parent, depth + 1)
             })
         })
+    }
+
+    /// The project's task an enqueue call sends by a method of the task's own
+    /// (`build.apply_async(...)`, `build.s(...).apply_async(...)`).
+    pub fn enqueued_task(&self, call: &CallSite, caller: FuncId) -> Option<&Task> {
+        let canonical = self.canonical(call.path.as_ref()?);
+        let mut receiver = QPath(canonical.0.split_last()?.1.to_vec());
+        self.catalog.strip_builders(&mut receiver);
+        self.task(self.resolve_function(&receiver, Some(caller))?)
     }
 
     /// The framework of the task an enqueue call sends by a method of the task's own: the

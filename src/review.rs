@@ -253,7 +253,7 @@ fn review_task(project: &Project, view: &TaskView, all: &Findings, lang: Lang) -
 fn delivery(project: &Project, view: &TaskView, lang: Lang) -> Delivery {
     let options = &view.task.options;
     let option_bool = |name: &str| project.option_flag(options, name);
-    let settings = project.settings_of(view.id.file);
+    let settings = project.settings_of_task(view.task);
     let global = |setting: &Option<crate::settings::Setting>| {
         setting.as_ref().map(crate::settings::Setting::as_bool)
     };

@@ -8,7 +8,7 @@ use ruff_text_size::TextRange;
 
 use crate::catalog::{CallTimeLimit, Framework};
 use crate::facts::{EventKind, FunctionBody, Lit, ModuleFacts, Value};
-use crate::path::{QPath, Sym};
+use crate::path::{Call, QPath, Sym};
 use crate::project::Project;
 
 /// A setting's value (`None` when only run time knows it) and where it is set.
@@ -39,7 +39,7 @@ impl Setting {
 }
 
 /// The settings the rules read, by their Celery 4+ names.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct CelerySettings {
     pub task_acks_late: Option<Setting>,
     pub task_reject_on_worker_lost: Option<Setting>,
@@ -56,6 +56,12 @@ pub struct CelerySettings {
     /// The files that set them or make the app that loads them, sorted: a project that sets
     /// none runs with these when it imports one of them.
     files: Vec<u32>,
+    /// When the folder makes several Celery apps (`Celery("proj")`, `Celery("realtime")`), the
+    /// settings each runs with, by the app's main name ([`app_key`]): what the folder's
+    /// configuration sources set, and what is told to that app alone (`app.conf.update(...)`,
+    /// its `Celery(...)` keywords). The settings above merge them all, for tasks whose app is
+    /// not known (`@shared_task`). Empty with one app.
+    pub apps: Vec<(Call, CelerySettings)>,
 }
 
 /// A call that bounds every task of `framework`: the catalog's entry
@@ -104,6 +110,13 @@ impl CelerySettings {
             return;
         }
         self.set(name, known(project, value), file, value.setting_range());
+    }
+
+    /// The settings the tasks of an app run with ([`CelerySettings::apps`]): the app's own
+    /// when it is one of several, else these.
+    pub fn for_app(&self, app: Option<Call>) -> &CelerySettings {
+        app.and_then(|app| self.apps.iter().find(|(key, _)| *key == app))
+            .map_or(self, |(_, settings)| settings)
     }
 
     /// Whether nothing is set.
@@ -248,7 +261,7 @@ impl CelerySettings {
         let self_resolves = project.may_resolve_head(Sym::new("self"));
         let limit_calls = LimitCalls::of(project);
         // What each file's calls set, found in parallel and applied in file order below.
-        let from_calls: Vec<(Vec<Assigned>, Vec<GlobalTimeLimit>)> = files
+        let from_calls: Vec<(Vec<Assigned>, Vec<GlobalTimeLimit>, Vec<Call>)> = files
             .par_iter()
             .map(|&file_id| {
                 project
@@ -259,8 +272,14 @@ impl CelerySettings {
             .collect();
         let mut global_time_limits = Vec::new();
         let mut calls = Vec::new();
-        for (&file_id, (assigned, limits)) in files.iter().zip(from_calls) {
+        let mut apps: Vec<Call> = Vec::new();
+        for (&file_id, (assigned, limits, made)) in files.iter().zip(from_calls) {
             global_time_limits.extend(limits);
+            for app in made {
+                if !apps.contains(&app) {
+                    apps.push(app);
+                }
+            }
             let Some(facts) = project.facts(file_id) else {
                 continue;
             };
@@ -303,29 +322,43 @@ impl CelerySettings {
         for class in &sources.classes {
             settings.class_settings(project, class, 0);
         }
-        // What the app is told in code (`app.conf.update(...)`, `app.conf.x = ...`,
-        // `Celery(broker=...)`) goes over what it loads from its configuration source,
-        // whichever file comes first: Celery keeps it in the layer it reads first.
+        // Several apps: each runs with the shared sources and what it is told itself.
+        let base = (apps.len() > 1).then(|| settings.clone());
+        settings.apply(&calls, None, &sources.files);
+        if let Some(base) = base {
+            settings.apps = apps
+                .into_iter()
+                .map(|app| {
+                    let mut own = base.clone();
+                    own.apply(&calls, Some(app), &sources.files);
+                    (app, own)
+                })
+                .collect();
+        }
+        settings
+    }
+
+    /// What the app is told in code (`app.conf.update(...)`, `app.conf.x = ...`,
+    /// `Celery(broker=...)`) goes over what it loads from its configuration source, whichever
+    /// file comes first: Celery keeps it in the layer it reads first. With `app`, only what is
+    /// told to that app or to no app in particular.
+    fn apply(&mut self, calls: &[(u32, Assigned)], app: Option<Call>, sources: &[u32]) {
         for (file_id, assigned) in calls {
-            let Assigned {
-                name,
-                key,
-                value,
-                range,
-                file,
-            } = assigned;
-            let file = file.unwrap_or(file_id);
-            match key {
-                Some(key) => settings.set_entry(name, key, value, file, range),
-                None => settings.set(name, value, file, range),
+            if app.is_some() && assigned.app.is_some_and(|told| Some(told) != app) {
+                continue;
+            }
+            let file = assigned.file.unwrap_or(*file_id);
+            let (name, value, range) = (assigned.name, assigned.value.clone(), assigned.range);
+            match assigned.key {
+                Some(key) => self.set_entry(name, key, value, file, range),
+                None => self.set(name, value, file, range),
             }
         }
-        if !settings.files.is_empty() {
-            settings.files.extend(&sources.files);
+        if !self.files.is_empty() {
+            self.files.extend(sources);
         }
-        settings.files.sort_unstable();
-        settings.files.dedup();
-        settings
+        self.files.sort_unstable();
+        self.files.dedup();
     }
 
     /// The settings a configuration class (`config_from_object(ProductionConfig)`) sets, its
@@ -392,16 +425,25 @@ struct Assigned<'a> {
     value: Option<Value>,
     range: TextRange,
     file: Option<u32>,
+    /// The app it is told to ([`app_key`]), when the call or assignment names one.
+    app: Option<Call>,
 }
 
 impl<'a> Assigned<'a> {
-    fn new(name: &'a str, key: Option<Sym>, value: Option<Value>, range: TextRange) -> Self {
+    fn new(
+        name: &'a str,
+        key: Option<Sym>,
+        value: Option<Value>,
+        range: TextRange,
+        app: Option<Call>,
+    ) -> Self {
         Assigned {
             name,
             key,
             value,
             range,
             file: None,
+            app,
         }
     }
 }
@@ -414,9 +456,10 @@ fn read_calls<'a>(
     file: u32,
     self_resolves: bool,
     limit_calls: &LimitCalls,
-) -> (Vec<Assigned<'a>>, Vec<GlobalTimeLimit>) {
+) -> (Vec<Assigned<'a>>, Vec<GlobalTimeLimit>, Vec<Call>) {
     let mut assigned = Vec::new();
     let mut limits = Vec::new();
+    let mut apps = Vec::new();
     for function in &facts.functions {
         let assigns = if self_resolves {
             function.has_attr_assign()
@@ -433,15 +476,20 @@ fn read_calls<'a>(
             continue;
         }
         function.peek(|body| {
-            read_events(project, body, &mut assigned);
+            read_events(project, body, &mut assigned, &mut apps);
             limit_calls.read(project, body, file, &mut limits);
         });
     }
-    (assigned, limits)
+    (assigned, limits, apps)
 }
 
 /// The settings one function body sets, in order ([`read_calls`]).
-fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assigned<'_>>) {
+fn read_events(
+    project: &Project,
+    body: &FunctionBody,
+    assigned: &mut Vec<Assigned<'_>>,
+    apps: &mut Vec<Call>,
+) {
     for event in &body.events {
         match &event.kind {
             EventKind::Call(call) => {
@@ -451,6 +499,7 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                     continue;
                 }
                 let canonical = project.canonical(path);
+                let app = app_key(&canonical);
                 if conf_update && is_conf(&canonical, 1) {
                     for (key, value) in call.keywords() {
                         assigned.push(Assigned::new(
@@ -458,6 +507,7 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                             None,
                             known(project, value),
                             value.setting_range(),
+                            app,
                         ));
                     }
                     // `update({...})`, or `update(CELERY_OPTIONS)` with the dict in another
@@ -481,6 +531,7 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                                     None,
                                     known(project, value),
                                     value.setting_range(),
+                                    app,
                                 )
                             });
                         }
@@ -496,7 +547,7 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                     // the whole setting is unknown from here on.
                     let opaque = call.args().first().is_some_and(|a| a.dict().is_none());
                     if opaque || call.star_kwargs || call.star_args {
-                        assigned.push(Assigned::new(setting, None, None, call.range));
+                        assigned.push(Assigned::new(setting, None, None, call.range, app));
                         continue;
                     }
                     let entries = call.keywords().iter().map(|(k, v)| (Some(*k), v));
@@ -504,7 +555,7 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                     for (key, value) in entries.chain(items.iter().map(|(k, v)| (*k, v))) {
                         // A `**spread` entry: what it sets is not known here.
                         let Some(key) = key else {
-                            assigned.push(Assigned::new(setting, None, None, value.range));
+                            assigned.push(Assigned::new(setting, None, None, value.range, app));
                             continue;
                         };
                         assigned.push(Assigned::new(
@@ -512,9 +563,11 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                             Some(key),
                             known(project, value),
                             value.setting_range(),
+                            app,
                         ));
                     }
                 } else if is_celery_app(&canonical) {
+                    apps.extend(app);
                     // Celery sets its keywords as settings (`broker` is `broker_url`); its
                     // `task_cls` is a class, kept as written.
                     for (key, value) in call.keywords() {
@@ -523,7 +576,7 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                             TASK_CLS => Some(value.clone()),
                             _ => known(project, value),
                         };
-                        assigned.push(Assigned::new(key.as_str(), None, value, range));
+                        assigned.push(Assigned::new(key.as_str(), None, value, range, app));
                     }
                 }
             }
@@ -531,12 +584,14 @@ fn read_events(project: &Project, body: &FunctionBody, assigned: &mut Vec<Assign
                 let Some(object) = &assign.object else {
                     continue;
                 };
-                if is_conf(&project.canonical(object), 0) {
+                let canonical = project.canonical(object);
+                if is_conf(&canonical, 0) {
                     assigned.push(Assigned::new(
                         assign.attr.as_str(),
                         assign.key,
                         known(project, &assign.value),
                         assign.value.setting_range(),
+                        app_key(&canonical),
                     ));
                 }
             }
@@ -653,9 +708,23 @@ pub const CELERY_CONF: &str = "conf";
 /// The last name of the paths [`is_celery_app`] accepts.
 pub const CELERY_APP_CLASS: &str = "Celery";
 
+/// The Celery app a canonical path starts from, by its main name: `Call::Str("proj")` for
+/// `celery.Celery("proj").conf.update` or `.task`; `Call::Any` for an app made without a
+/// literal name (`Celery(__name__)`), which apps so made share.
+pub fn app_key(path: &QPath) -> Option<Call> {
+    let segs = path.segs();
+    (1..segs.len().min(4))
+        .find(|&at| is_celery_app_segs(&segs[..=at]))
+        .map(|at| segs[at].call)
+}
+
 fn is_celery_app(path: &QPath) -> bool {
-    let names = path.segs().iter().map(|seg| seg.name);
-    path.is_call()
+    is_celery_app_segs(path.segs())
+}
+
+fn is_celery_app_segs(segs: &[crate::path::Seg]) -> bool {
+    let names = segs.iter().map(|seg| seg.name);
+    segs.last().is_some_and(|seg| seg.call != Call::No)
         && [
             &["celery", CELERY_APP_CLASS][..],
             &["celery", "app", CELERY_APP_CLASS],

@@ -11,7 +11,11 @@ declare_rule! {
     /// Reports `acks_late` turned on — globally (`task_acks_late`, `CELERY_TASK_ACKS_LATE`) or
     /// per task (`acks_late=True`) — without `reject_on_worker_lost`. A per-task `acks_late` is
     /// fine when the global `task_reject_on_worker_lost` is on, and a global `acks_late` is fine
-    /// when every task sets `reject_on_worker_lost=True` or `acks_late=False` for itself.
+    /// when every task sets `reject_on_worker_lost=True` or `acks_late=False` for itself. In a
+    /// project that makes several Celery apps, a task declared by an app's decorator
+    /// (`@batch_app.task`) runs with that app's settings: what the configuration sources set
+    /// and what is told to that app (`batch_app.conf...`, its `Celery(...)` keywords), not what
+    /// is told to another.
     ///
     /// ## Why it matters on a second run
     /// `acks_late` is meant to make Celery redeliver a task whose worker died. But when the
@@ -50,8 +54,28 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             .iter()
             .filter(|t| project.settings_scope_of(t.id.file) == scope)
             .collect();
-        check_scope(checker, settings, &tasks, &mut found);
+        if settings.apps.is_empty() {
+            check_scope(checker, settings, &tasks, &mut found);
+            continue;
+        }
+        // Several apps: each with its tasks; the tasks no app declares with all the
+        // settings merged.
+        for (app, own) in &settings.apps {
+            let of_app: Vec<&TaskView> = (tasks.iter().copied())
+                .filter(|t| t.task.app == Some(*app))
+                .collect();
+            check_scope(checker, own, &of_app, &mut found);
+        }
+        let unknown: Vec<&TaskView> = (tasks.iter().copied())
+            .filter(|t| std::ptr::eq(settings.for_app(t.task.app), settings))
+            .collect();
+        if !unknown.is_empty() {
+            check_scope(checker, settings, &unknown, &mut found);
+        }
     }
+    // A setting several apps run with is reported once.
+    found.sort_by_key(|(file, range, _)| (*file, range.start(), range.end()));
+    found.dedup_by_key(|(file, range, _)| (*file, *range));
     let lang = checker.lang;
     for (file, range, message) in found {
         checker.report(&RULE, file, range, message, tr!(lang, "tw601.help"));

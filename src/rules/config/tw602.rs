@@ -15,7 +15,9 @@ declare_rule! {
     /// `default_retry_delay`/`retry_backoff_max` longer than the broker's `visibility_timeout`
     /// (`broker_transport_options`; Redis defaults to 3600 s, SQS to 1800 s). Values may be
     /// expressions of literals and module constants; when the broker or a value is only known
-    /// at run time, nothing is reported.
+    /// at run time, nothing is reported. In a project that makes several Celery apps, each has
+    /// its own broker: a task declared by an app's decorator (`@realtime_app.task`), and a
+    /// countdown of a message sent to it, are measured against that app's.
     ///
     /// ## Why it matters on a second run
     /// Redis and SQS hand an unacknowledged message to another worker once the visibility
@@ -56,13 +58,22 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
     let timeouts: Vec<Option<i64>> = (0..project.scope_count())
         .map(|scope| project.settings_of_scope(scope).visibility_timeout(project))
         .collect();
-    if timeouts.iter().all(Option::is_none) {
+    // A folder making several apps: each has its broker ([`CelerySettings::apps`]).
+    let several_apps = |scope: u32| !project.settings_of_scope(scope).apps.is_empty();
+    if timeouts.iter().all(Option::is_none) && !(0..project.scope_count()).any(several_apps) {
         return;
     }
     let timeout_of = |file: u32| timeouts[project.scope_of(file) as usize];
     let mut found: Vec<(u32, TextRange, String)> = Vec::new();
-    for (scope, settings) in project.own_settings() {
-        let Some(timeout) = timeouts[scope as usize] else {
+    let own_settings =
+        project
+            .own_settings()
+            .flat_map(|(_, settings)| match settings.apps.is_empty() {
+                true => vec![settings],
+                false => settings.apps.iter().map(|(_, own)| own).collect(),
+            });
+    for settings in own_settings {
+        let Some(timeout) = settings.visibility_timeout(project) else {
             continue;
         };
         for (setting, name) in [
@@ -88,11 +99,18 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             }
         }
     }
+    let timeout_of_task = |task: &crate::project::Task| {
+        let settings = project.settings_of(task.id.file);
+        match settings.apps.is_empty() {
+            true => timeout_of(task.id.file),
+            false => settings.for_app(task.app).visibility_timeout(project),
+        }
+    };
     for task in tasks
         .iter()
         .filter(|t| t.task.framework == Framework::Celery)
     {
-        let Some(timeout) = timeout_of(task.id.file) else {
+        let Some(timeout) = timeout_of_task(task.task) else {
             continue;
         };
         for name in &celery.unacked_options {
@@ -147,9 +165,11 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         .framework(Framework::Celery)
         .and_then(|spec| spec.retry_method.as_deref());
     for (id, function) in project.all_functions() {
-        let Some(timeout) = timeout_of(id.file) else {
+        let apps = several_apps(project.scope_of(id.file));
+        let scope_timeout = timeout_of(id.file);
+        if scope_timeout.is_none() && !apps {
             continue;
-        };
+        }
         for (index, event) in function.events().iter().enumerate() {
             let EventKind::Call(call) = &event.kind else {
                 continue;
@@ -179,6 +199,16 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             if !(enqueue || retry || signature) {
                 continue;
             }
+            // With several apps, the broker of the task's app: the one sent, or the one
+            // retrying; a task of no known app, the merged settings'.
+            let task = match (apps, retry) {
+                (false, _) => None,
+                (true, true) => project.task(id),
+                (true, false) => project.enqueued_task(call, id),
+            };
+            let Some(timeout) = task.map_or(scope_timeout, timeout_of_task) else {
+                continue;
+            };
             let value = project.constant(countdown);
             let seconds = match value.as_ref().map(|v| &v.lit) {
                 #[expect(clippy::cast_possible_truncation, reason = "whole seconds suffice")]
@@ -205,6 +235,9 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             }
         }
     }
+    // A setting several apps run with is reported once.
+    found.sort_by_key(|(file, range, _)| (*file, range.start(), range.end()));
+    found.dedup_by_key(|(file, range, _)| (*file, *range));
     for (file, range, what) in found {
         let message = tr!(lang, "tw602.message", what = what);
         let help = tr!(lang, "tw602.help");

@@ -416,7 +416,7 @@ pub fn time_limit(project: &Project, task: &TaskView, lang: Lang) -> TimeLimit {
     // A limit the project gives every task of the framework (Dramatiq's `TimeLimit`
     // middleware); when calls give different ones, which applies is not known.
     let mut global: Option<(i64, String)> = None;
-    for set in &project.settings_of(task.id.file).global_time_limits {
+    for set in &project.settings_of_task(task.task).global_time_limits {
         if set.framework != task.task.framework {
             continue;
         }
@@ -447,7 +447,7 @@ pub fn time_limit(project: &Project, task: &TaskView, lang: Lang) -> TimeLimit {
         return TimeLimit::Known(seconds, what);
     }
     if task.task.framework == crate::catalog::Framework::Celery {
-        let settings = project.settings_of(task.id.file);
+        let settings = project.settings_of_task(task.task);
         for (setting, name) in [
             (&settings.task_time_limit, "task_time_limit"),
             (&settings.task_soft_time_limit, "task_soft_time_limit"),
