@@ -2435,12 +2435,17 @@ impl<'a> Project<'a> {
                     for (k, v) in own.iter().flat_map(|own| own.attrs.iter()) {
                         options.push(k, v, file_id);
                     }
+                    // `class Reindex(fast_app.Task)`: a task of that app.
+                    let app = class
+                        .bases
+                        .iter()
+                        .find_map(|base| crate::settings::app_key(&self.canonical(base)));
                     tasks.push(Task {
                         id,
                         framework,
                         options,
                         declared_at: class.name_range,
-                        app: None,
+                        app,
                     });
                 }
                 // Registries: arq's `WorkerSettings.functions = [func(f, ...), g]`.

@@ -254,8 +254,6 @@ impl CelerySettings {
 
     /// The settings `files` set (a project folder's).
     fn build(project: &Project, files: &[u32]) -> CelerySettings {
-        let mut settings = CelerySettings::default();
-        let sources = Sources::find(project, files);
         // `self.x = ...` sets the Celery app's `conf` only if `self` can stand for something
         // else: bodies that assign only `self`'s attributes are skipped undecoded.
         let self_resolves = project.may_resolve_head(Sym::new("self"));
@@ -280,6 +278,42 @@ impl CelerySettings {
                     apps.push(app);
                 }
             }
+            calls.extend(assigned.into_iter().map(|assigned| (file_id, assigned)));
+        }
+        let assemble = |app: Option<Call>| {
+            let sources = Sources::find(project, files, app);
+            let mut settings = CelerySettings::default();
+            settings.read_sources(project, files, &sources, app.is_some());
+            settings
+                .files
+                .extend(global_time_limits.iter().map(|limit| limit.setting.file));
+            settings.global_time_limits.clone_from(&global_time_limits);
+            for class in &sources.classes {
+                settings.class_settings(project, class, 0);
+            }
+            settings.apply(&calls, app, &sources.files);
+            settings
+        };
+        let mut settings = assemble(None);
+        // Several apps: each runs with the configuration sources it loads (or that no app in
+        // particular loads) and what it is told itself.
+        if apps.len() > 1 {
+            settings.apps = apps
+                .into_iter()
+                .map(|app| (app, assemble(Some(app))))
+                .collect();
+        }
+        settings
+    }
+
+    /// What the settings modules and `celeryconfig` modules `sources` names set. For one app of
+    /// several (`own_app`), a `celeryconfig` module counts by its name only when nothing names
+    /// the modules the app loads.
+    fn read_sources(&mut self, project: &Project, files: &[u32], sources: &Sources, own_app: bool) {
+        if sources.elsewhere {
+            return;
+        }
+        for &file_id in files {
             let Some(facts) = project.facts(file_id) else {
                 continue;
             };
@@ -294,12 +328,13 @@ impl CelerySettings {
                     .split('.')
                     .any(|part| part.contains("settings"))
                     || sources.django_modules.contains(&facts.module));
-            let is_celeryconfig = sources.modules.contains(&facts.module) || last == "celeryconfig";
+            let is_celeryconfig = sources.modules.contains(&facts.module)
+                || (last == "celeryconfig" && (!own_app || sources.modules.is_empty()));
             if is_celeryconfig {
                 // `from celeryconfig_base import *`: the base's settings, which this module's
                 // own may override.
                 let mut seen = vec![fi];
-                settings.star_imported(project, facts, &mut seen);
+                self.star_imported(project, facts, &mut seen);
             }
             if is_django_settings || is_celeryconfig {
                 for (name, value) in &facts.vars {
@@ -309,33 +344,11 @@ impl CelerySettings {
                         sources.django_name(project, name)
                     };
                     if let Some(key) = key {
-                        settings.set_var(project, &key, value, file_id);
+                        self.set_var(project, &key, value, file_id);
                     }
                 }
             }
-            calls.extend(assigned.into_iter().map(|assigned| (file_id, assigned)));
         }
-        settings
-            .files
-            .extend(global_time_limits.iter().map(|limit| limit.setting.file));
-        settings.global_time_limits = global_time_limits;
-        for class in &sources.classes {
-            settings.class_settings(project, class, 0);
-        }
-        // Several apps: each runs with the shared sources and what it is told itself.
-        let base = (apps.len() > 1).then(|| settings.clone());
-        settings.apply(&calls, None, &sources.files);
-        if let Some(base) = base {
-            settings.apps = apps
-                .into_iter()
-                .map(|app| {
-                    let mut own = base.clone();
-                    own.apply(&calls, Some(app), &sources.files);
-                    (app, own)
-                })
-                .collect();
-        }
-        settings
     }
 
     /// What the app is told in code (`app.conf.update(...)`, `app.conf.x = ...`,
@@ -755,11 +768,17 @@ struct Sources {
     /// Django settings modules named by `os.environ.setdefault("DJANGO_SETTINGS_MODULE", m)`,
     /// whatever their names.
     django_modules: Vec<String>,
+    /// Found for one app of several: only other apps are told where to read settings from,
+    /// so this one reads none (a standalone `Celery("tracking", broker=...)`).
+    elsewhere: bool,
 }
 
 impl Sources {
-    fn find(project: &Project, files: &[u32]) -> Sources {
+    /// Where the apps of `files` read settings from; with `app`, that app (and calls that
+    /// name no app in particular).
+    fn find(project: &Project, files: &[u32], app: Option<Call>) -> Sources {
         let mut sources = Sources::default();
+        let mut told_others = false;
         for &file in files {
             let Some(facts) = project.facts(file) else {
                 continue;
@@ -791,13 +810,10 @@ impl Sources {
                         continue;
                     };
                     // `app.config_from_object(source)`, `Celery(..., config_source=source)`.
+                    let canonical = call.path.as_ref().map(|path| project.canonical(path));
                     let source = if call.method.as_str() == CONFIG_FROM_OBJECT {
                         call.args().first()
-                    } else if call
-                        .path
-                        .as_ref()
-                        .is_some_and(|path| is_celery_app(&project.canonical(path)))
-                    {
+                    } else if canonical.as_deref().is_some_and(is_celery_app) {
                         call.keyword(CONFIG_SOURCE)
                     } else {
                         None
@@ -805,6 +821,11 @@ impl Sources {
                     let Some(first) = source else {
                         continue;
                     };
+                    let told = canonical.as_deref().and_then(app_key);
+                    if app.is_some() && told.is_some_and(|told| Some(told) != app) {
+                        told_others = true;
+                        continue;
+                    }
                     sources.files.push(file);
                     let django = || {
                         let namespace = call
@@ -852,6 +873,10 @@ impl Sources {
         // source; with one that names another module or class only, Django's are not read.
         if sources.namespaces.is_empty() && sources.modules.is_empty() && sources.classes.is_empty()
         {
+            if told_others {
+                sources.elsewhere = true;
+                return sources;
+            }
             sources.namespaces.push("CELERY_".to_string());
             sources.guessed = true;
         }

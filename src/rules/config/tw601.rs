@@ -13,9 +13,10 @@ declare_rule! {
     /// fine when the global `task_reject_on_worker_lost` is on, and a global `acks_late` is fine
     /// when every task sets `reject_on_worker_lost=True` or `acks_late=False` for itself. In a
     /// project that makes several Celery apps, a task declared by an app's decorator
-    /// (`@batch_app.task`) runs with that app's settings: what the configuration sources set
-    /// and what is told to that app (`batch_app.conf...`, its `Celery(...)` keywords), not what
-    /// is told to another.
+    /// (`@batch_app.task`, `class Rebuild(batch_app.Task)`) runs with that app's settings: the
+    /// configuration it loads (`batch_app.config_from_object(...)`; an app that loads none while
+    /// others do reads no Django settings) and what is told to it (`batch_app.conf...`, its
+    /// `Celery(...)` keywords), not what is told to another.
     ///
     /// ## Why it matters on a second run
     /// `acks_late` is meant to make Celery redeliver a task whose worker died. But when the

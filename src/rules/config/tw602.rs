@@ -16,8 +16,9 @@ declare_rule! {
     /// (`broker_transport_options`; Redis defaults to 3600 s, SQS to 1800 s). Values may be
     /// expressions of literals and module constants; when the broker or a value is only known
     /// at run time, nothing is reported. In a project that makes several Celery apps, each has
-    /// its own broker: a task declared by an app's decorator (`@realtime_app.task`), and a
-    /// countdown of a message sent to it, are measured against that app's.
+    /// its own broker (from its own calls and the configuration it loads, as TW601 says): a task
+    /// declared by an app's decorator (`@realtime_app.task`) or task class, and a countdown of a
+    /// message sent to it, are measured against that app's.
     ///
     /// ## Why it matters on a second run
     /// Redis and SQS hand an unacknowledged message to another worker once the visibility
