@@ -280,8 +280,9 @@ impl CelerySettings {
             }
             calls.extend(assigned.into_iter().map(|assigned| (file_id, assigned)));
         }
+        let found = Sources::find(project, files);
         let assemble = |app: Option<Call>| {
-            let sources = Sources::find(project, files, app);
+            let sources = found.sources(app);
             let mut settings = CelerySettings::default();
             settings.read_sources(project, files, &sources, app.is_some());
             settings
@@ -751,6 +752,46 @@ fn known(project: &Project, value: &Value) -> Option<Value> {
     project.constant(value)
 }
 
+/// Where the apps of a project folder are told to read settings from ([`Sources::find`]).
+#[derive(Default)]
+struct Found {
+    /// By the app told ([`app_key`]; `None`: no app in particular), in the order first seen.
+    told: Vec<(Option<Call>, Sources)>,
+    django_modules: Vec<String>,
+}
+
+impl Found {
+    /// Where an app reads settings from (with `None`, any app of the folder): what it is told
+    /// and what no app in particular is told.
+    fn sources(&self, app: Option<Call>) -> Sources {
+        let mut sources = Sources {
+            django_modules: self.django_modules.clone(),
+            ..Sources::default()
+        };
+        for (told, found) in &self.told {
+            if app.is_some() && told.is_some_and(|told| Some(told) != app) {
+                continue;
+            }
+            sources.namespaces.extend(found.namespaces.iter().cloned());
+            sources.modules.extend(found.modules.iter().cloned());
+            sources.classes.extend(found.classes.iter().cloned());
+            sources.files.extend(&found.files);
+        }
+        // With no `config_from_object` at all, Django's `CELERY_` settings are the likely
+        // source; with one that names another module or class only, Django's are not read.
+        if sources.namespaces.is_empty() && sources.modules.is_empty() && sources.classes.is_empty()
+        {
+            if !self.told.is_empty() {
+                sources.elsewhere = true;
+                return sources;
+            }
+            sources.namespaces.push("CELERY_".to_string());
+            sources.guessed = true;
+        }
+        sources
+    }
+}
+
 /// Where the project tells Celery to read its settings from.
 #[derive(Default)]
 struct Sources {
@@ -774,11 +815,10 @@ struct Sources {
 }
 
 impl Sources {
-    /// Where the apps of `files` read settings from; with `app`, that app (and calls that
-    /// name no app in particular).
-    fn find(project: &Project, files: &[u32], app: Option<Call>) -> Sources {
-        let mut sources = Sources::default();
-        let mut told_others = false;
+    /// Where the apps of `files` are told to read settings from, by the app told
+    /// ([`app_key`]; `None`: no app in particular).
+    fn find(project: &Project, files: &[u32]) -> Found {
+        let mut found = Found::default();
         for &file in files {
             let Some(facts) = project.facts(file) else {
                 continue;
@@ -795,7 +835,7 @@ impl Sources {
                                 && name.as_str() == Some(DJANGO_SETTINGS_MODULE)
                                 && let Some(module) = module.as_str()
                             {
-                                sources.django_modules.push(module.to_string());
+                                found.django_modules.push(module.to_string());
                             }
                         }
                     });
@@ -822,10 +862,13 @@ impl Sources {
                         continue;
                     };
                     let told = canonical.as_deref().and_then(app_key);
-                    if app.is_some() && told.is_some_and(|told| Some(told) != app) {
-                        told_others = true;
-                        continue;
-                    }
+                    let sources = match found.told.iter().position(|(app, _)| *app == told) {
+                        Some(at) => &mut found.told[at].1,
+                        None => {
+                            found.told.push((told, Sources::default()));
+                            &mut found.told.last_mut().expect("just pushed").1
+                        }
+                    };
                     sources.files.push(file);
                     let django = || {
                         let namespace = call
@@ -869,18 +912,7 @@ impl Sources {
                 }
             }
         }
-        // With no `config_from_object` at all, Django's `CELERY_` settings are the likely
-        // source; with one that names another module or class only, Django's are not read.
-        if sources.namespaces.is_empty() && sources.modules.is_empty() && sources.classes.is_empty()
-        {
-            if told_others {
-                sources.elsewhere = true;
-                return sources;
-            }
-            sources.namespaces.push("CELERY_".to_string());
-            sources.guessed = true;
-        }
-        sources
+        found
     }
 
     /// The Celery name of a Django setting: `CELERY_TASK_ACKS_LATE` with namespace `CELERY_`,

@@ -59,9 +59,19 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
     let timeouts: Vec<Option<i64>> = (0..project.scope_count())
         .map(|scope| project.settings_of_scope(scope).visibility_timeout(project))
         .collect();
-    // A folder making several apps: each has its broker ([`CelerySettings::apps`]).
-    let several_apps = |scope: u32| !project.settings_of_scope(scope).apps.is_empty();
-    if timeouts.iter().all(Option::is_none) && !(0..project.scope_count()).any(several_apps) {
+    // A folder making several apps: each has its broker ([`CelerySettings::apps`]); whether
+    // one of them has a visibility timeout.
+    let app_timeouts: Vec<bool> = (0..project.scope_count())
+        .map(|scope| {
+            let settings = project.settings_of_scope(scope);
+            settings
+                .apps
+                .iter()
+                .any(|(_, own)| own.visibility_timeout(project).is_some())
+        })
+        .collect();
+    let several_apps = |scope: u32| app_timeouts[scope as usize];
+    if timeouts.iter().all(Option::is_none) && !app_timeouts.iter().any(|&any| any) {
         return;
     }
     let timeout_of = |file: u32| timeouts[project.scope_of(file) as usize];
@@ -165,10 +175,28 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         .catalog
         .framework(Framework::Celery)
         .and_then(|spec| spec.retry_method.as_deref());
+    // Only calls of these names can carry a countdown the broker waits for: bodies without
+    // them stay encoded.
+    let frameworks = || project.catalog.frameworks();
+    let mut scheduling: Vec<&str> = frameworks()
+        .flat_map(|spec| {
+            (spec.enqueue_methods.iter())
+                .chain(&spec.unresolved_enqueue_methods)
+                .chain(&spec.options_methods)
+                .chain(&spec.options_signature_methods)
+                .chain(&spec.retry_method)
+                .map(String::as_str)
+        })
+        .collect();
+    scheduling.sort_unstable();
+    scheduling.dedup();
+    let may_schedule = |name: crate::path::Sym| {
+        scheduling.binary_search(&name.as_str()).is_ok() || project.may_name_enqueue_or_app_by(name)
+    };
     for (id, function) in project.all_functions() {
         let apps = several_apps(project.scope_of(id.file));
         let scope_timeout = timeout_of(id.file);
-        if scope_timeout.is_none() && !apps {
+        if scope_timeout.is_none() && !apps || !function.calls_named(may_schedule) {
             continue;
         }
         for (index, event) in function.events().iter().enumerate() {
