@@ -13,7 +13,9 @@ declare_rule! {
     /// reaches as a loop does, unless the call to itself and the effect are in exclusive
     /// branches. Progress counts as recorded where it is committed: an ORM write, or an attribute set
     /// inside a `with session.begin():` block (SQLAlchemy writes it when the block ends, so a
-    /// claim in its own block per item, before the item's effect, records each item).
+    /// claim in its own block per item, before the item's effect, records each item). A write
+    /// in an `except` handler inside the loop (disabling a dead device) records a failed item,
+    /// not the items done.
     ///
     /// ## Why it matters on a second run
     /// A failure after the first effect makes the retry repeat it: the SMS goes out again
@@ -82,11 +84,25 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             // the loop (`if campaign.sent: return`) checks the whole run, which a failure in a
             // later iteration leaves undone.
             let in_loop = |block| function.block_within(block, loop_block);
+            // A write in an `except` handler of the loop records a failed item (`disable the
+            // dead device`), not the items done: a later failure repeats those.
+            let on_failure = |block| {
+                function
+                    .ancestors(block)
+                    .take_while(|&b| b != loop_block)
+                    .any(|b| {
+                        matches!(
+                            function.blocks().get(b as usize).map(|blk| &blk.kind),
+                            Some(crate::facts::BlockKind::Handler { .. })
+                        )
+                    })
+            };
             // A guard in the loop checks each item only if the loop records each item: with
             // the flag set after the loop (`filter(...).update(reminded=True)`), or nowhere, a
             // failure mid-loop leaves it unset for the items already done.
             let records_each_time = function.events().iter().enumerate().any(|(i, event)| {
                 in_loop(event.block)
+                    && !on_failure(event.block)
                     && (project.writes_state(task.id, i) || committed_before(i, effect.block))
             });
             let guarded_each_time = effect.guarded
@@ -100,6 +116,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             !guarded_each_time
                 && !function.events().iter().enumerate().any(|(i, event)| {
                     in_loop(event.block)
+                        && !on_failure(event.block)
                         && (project.writes_state(task.id, i)
                             && if i == effect.index {
                                 effect.trace.len() > 1
