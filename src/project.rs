@@ -1189,6 +1189,32 @@ impl<'a> Project<'a> {
         self.class(&base.dotted()).is_some().then_some(base)
     }
 
+    /// The position of a manager a project class names itself in a path that goes on to a row
+    /// (`Merchant.active.get(...)`: 1), by the catalog's manager suffixes and factories.
+    pub fn own_manager_at(&self, path: &QPath) -> Option<usize> {
+        let orm = &self.catalog.orm;
+        let segs = path.segs();
+        // Only a path that ends in a row can stand for an instance: most do not.
+        let row = segs.iter().position(|s| {
+            s.call != Call::No && orm.row_methods.iter().any(|m| m == s.name.as_str())
+        })?;
+        (1..row).find(|&at| {
+            segs[..=at].iter().all(|s| s.call == Call::No)
+                && self
+                    .class(&QPath(segs[..at].to_vec()).dotted())
+                    .and_then(|(_, class)| class.attrs.get(segs[at].name.as_str()))
+                    .and_then(|value| value.path.as_ref())
+                    .filter(|made| made.is_call())
+                    .and_then(|made| made.last_name())
+                    .is_some_and(|name| {
+                        orm.manager_suffixes
+                            .iter()
+                            .any(|s| name.ends_with(s.as_str()))
+                            || orm.manager_factories.iter().any(|f| f == name)
+                    })
+        })
+    }
+
     /// `mod.Sub().task` where the project class `Sub` does not define `task`: the member
     /// comes from a base, so the path names the base's (`celery.Celery().task`).
     fn through_bases(&self, mut path: QPath) -> QPath {
@@ -1196,22 +1222,29 @@ impl<'a> Project<'a> {
         if self.catalog.sink(&path).is_some() {
             return path;
         }
-        // `Model.objects.filter(...).get()` is a row: an instance, `Model()`.
-        if let Some(at) = path.0.iter().position(|s| {
-            self.catalog
-                .orm
-                .managers
-                .iter()
-                .any(|m| m == s.name.as_str())
-        }) && let Some(row) = path.0[at + 1..].iter().position(|s| {
-            s.call != Call::No
-                && self
-                    .catalog
+        // `Model.objects.filter(...).get()` is a row: an instance, `Model()`; so is one through
+        // a manager the model names itself (`Merchant.active.get(...)`).
+        if let Some(at) = path
+            .0
+            .iter()
+            .position(|s| {
+                self.catalog
                     .orm
-                    .row_methods
+                    .managers
                     .iter()
                     .any(|m| m == s.name.as_str())
-        }) && at > 0
+            })
+            .or_else(|| self.own_manager_at(&path))
+            && let Some(row) = path.0[at + 1..].iter().position(|s| {
+                s.call != Call::No
+                    && self
+                        .catalog
+                        .orm
+                        .row_methods
+                        .iter()
+                        .any(|m| m == s.name.as_str())
+            })
+            && at > 0
         {
             let row = at + 1 + row;
             let instance = QPath(path.0[..at].to_vec()).instance();

@@ -654,6 +654,13 @@ impl Names {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Orm {
     pub managers: Vec<String>,
+    /// How a model's class attribute names a manager of its own (`active = ActiveManager()`,
+    /// `live = LiveQuerySet.as_manager()`): a call of a class whose name ends in one of
+    /// `manager-suffixes`, or of one of `manager-factories`.
+    #[serde(default)]
+    pub manager_suffixes: Vec<String>,
+    #[serde(default)]
+    pub manager_factories: Vec<String>,
     pub row_methods: Vec<String>,
     pub loaders: Vec<String>,
     pub save_methods: Names,

@@ -15,7 +15,8 @@ declare_rule! {
     /// through a project function that returns the row: `rental = get_rental(pk)`), unless the
     /// task read it again (`obj.refresh_from_db()`) after the last effect before the save.
     /// Only the object's own save: a member's (`invoice.pdf.save(name, content, save=False)`,
-    /// a file field's) writes no row.
+    /// a file field's) writes no row. A manager the model names itself (`active =
+    /// ActiveManager()`, `live = LiveQuerySet.as_manager()`) loads rows as `objects` does.
     ///
     /// ## Why it matters on a second run
     /// The full save writes back every field as it was read before the (slow) effect. Whatever a

@@ -135,11 +135,12 @@ fn writes_in(
             EventKind::AttrAssign(assign) => {
                 // A row the function loaded, or one it was handed (a helper's `product`, a
                 // model method's `self`): saved after the increment, either is stored.
-                let loaded = assign
-                    .object
-                    .as_ref()
-                    .is_some_and(|p| orm.through_manager(p) || p.contains("get_object_or_404"))
-                    || (!in_task && function.params.iter().any(|p| p.name() == &*assign.var));
+                let loaded = assign.object.as_ref().is_some_and(|p| {
+                    orm.through_manager(p)
+                        || p.contains("get_object_or_404")
+                        || project.own_manager_at(p).is_some()
+                }) || (!in_task
+                    && function.params.iter().any(|p| p.name() == &*assign.var));
                 // Text appended (`invoice.notes += "\n" + line`) is not a count.
                 let increment = (assign.augmented && assign.value.str_start().is_none())
                     || assign.value.flags & Value::ACCUMULATES != 0;
