@@ -115,8 +115,16 @@ impl CelerySettings {
     /// The settings the tasks of an app run with ([`CelerySettings::apps`]): the app's own
     /// when it is one of several, else these.
     pub fn for_app(&self, app: Option<Call>) -> &CelerySettings {
-        app.and_then(|app| self.apps.iter().find(|(key, _)| *key == app))
-            .map_or(self, |(_, settings)| settings)
+        self.own_app(app).unwrap_or(self)
+    }
+
+    /// The settings of an app of several, when `app` names one.
+    pub fn own_app(&self, app: Option<Call>) -> Option<&CelerySettings> {
+        let app = app?;
+        self.apps
+            .iter()
+            .find(|(key, _)| *key == app)
+            .map(|(_, settings)| settings)
     }
 
     /// Whether nothing is set.

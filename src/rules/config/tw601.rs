@@ -68,7 +68,7 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             check_scope(checker, own, &of_app, &mut found);
         }
         let unknown: Vec<&TaskView> = (tasks.iter().copied())
-            .filter(|t| std::ptr::eq(settings.for_app(t.task.app), settings))
+            .filter(|t| settings.own_app(t.task.app).is_none())
             .collect();
         if !unknown.is_empty() {
             check_scope(checker, settings, &unknown, &mut found);

@@ -70,7 +70,8 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
                 .any(|(_, own)| own.visibility_timeout(project).is_some())
         })
         .collect();
-    let several_apps = |scope: u32| app_timeouts[scope as usize];
+    // Whether a folder's tasks run with the settings of their apps.
+    let by_app = |scope: u32| !project.settings_of_scope(scope).apps.is_empty();
     if timeouts.iter().all(Option::is_none) && !app_timeouts.iter().any(|&any| any) {
         return;
     }
@@ -194,9 +195,11 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         scheduling.binary_search(&name.as_str()).is_ok() || project.may_name_enqueue_or_app_by(name)
     };
     for (id, function) in project.all_functions() {
-        let apps = several_apps(project.scope_of(id.file));
+        let scope = project.scope_of(id.file);
+        let apps = by_app(scope);
         let scope_timeout = timeout_of(id.file);
-        if scope_timeout.is_none() && !apps || !function.calls_named(may_schedule) {
+        let any_timeout = scope_timeout.is_some() || apps && app_timeouts[scope as usize];
+        if !any_timeout || !function.calls_named(may_schedule) {
             continue;
         }
         for (index, event) in function.events().iter().enumerate() {
