@@ -670,6 +670,9 @@ pub struct Orm {
     /// Per get-or-create method, the keyword it writes only when it creates the row.
     pub creation_only_keywords: HashMap<String, String>,
     pub update_methods: Names,
+    /// Per update-or-create method, the keyword whose values update an existing row.
+    #[serde(default)]
+    pub update_keywords: HashMap<String, String>,
     pub bulk_create_methods: Names,
     pub insert_methods: Names,
     pub delete_methods: Names,

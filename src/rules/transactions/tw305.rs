@@ -12,8 +12,11 @@ declare_rule! {
     /// ## What it does
     /// Reports, in a task and without a done-guard before it, a write that accumulates when it
     /// is repeated: `F("x") + n` in `update()` (also inside a database function:
-    /// `Coalesce(F("x"), 0) + 1`; SQLAlchemy: `update(T).values(x=T.x + n)`),
-    /// `obj.x += n` (or `obj.x = obj.x + n`) followed by `save()`,
+    /// `Coalesce(F("x"), 0) + 1`; SQLAlchemy: `update(T).values(x=T.x + n)`) or in the
+    /// `defaults` of `update_or_create`, `obj.x += n` (or `obj.x = obj.x + n`) followed by
+    /// `save()`, raw SQL that adds to a column (`UPDATE t SET n = n + 1`, and an upsert whose
+    /// `DO UPDATE SET`/`ON DUPLICATE KEY UPDATE` does: the conflict clause makes its insert
+    /// safe, not the increment it runs instead; not `n = EXCLUDED.n`),
     /// `Model.objects.create(...)` where no unique constraint covers the given fields,
     /// `bulk_create` without `ignore_conflicts`/`update_conflicts`, Redis
     /// `incr`/`hincrby`/`lpush`/`rpush`/`xadd`, `cache.incr`, a raw SQL `INSERT` without
@@ -28,7 +31,7 @@ declare_rule! {
     /// `Rollup.objects.filter(day=day).delete()` then `bulk_create`): each run replaces the rows
     /// the last one wrote.
     ///
-    /// The increments (`F()`, `+=` then `save()`, counters, appends) of the project helpers a
+    /// The increments (`F()`, `+=` then `save()`, SQL `SET n = n + 1`, counters, appends) of the project helpers a
     /// task calls without a done-guard, or hands to `transaction.on_commit(lambda: ...)`, are
     /// reported too, at the write in the helper: a `wallet.credit(amount)` runs again with the
     /// task. In a helper, a row it was handed (`wallet.balance -= amount`, a model method's
@@ -207,6 +210,23 @@ fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Optio
                 .find(|(_, v)| v.flags & Value::ACCUMULATES != 0)?;
             Some(tr!(lang, "tw305.column", field = field))
         }
+        // `update_or_create(day=d, defaults={"count": F("count") + 1})`: the update of the
+        // row that exists.
+        _ if let Some(keyword) = vocabulary.update_keywords.get(method) => {
+            let field = call
+                .keyword(keyword)?
+                .dict()?
+                .iter()
+                .find(|(_, v)| v.flags & Value::ACCUMULATES != 0)?
+                .0?;
+            Some(tr!(
+                lang,
+                "tw305.update_defaults",
+                method = method,
+                keyword = keyword,
+                field = field
+            ))
+        }
         _ if vocabulary.update_methods.has(method) && !call.marks.claims() => {
             let (field, _) = call
                 .keywords()
@@ -239,7 +259,7 @@ fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Optio
             "tw305.counter",
             call = crate::project::call_label(call)
         )),
-        _ if inserts && writes.is_sql_method(method) => {
+        _ if writes.is_sql_method(method) => {
             // A literal, or an f-string's text (`{}` for what it interpolates).
             let sql = call
                 .args()
@@ -247,6 +267,14 @@ fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Optio
                 .str_start()?
                 .trim_start()
                 .to_ascii_lowercase();
+            // `UPDATE t SET n = n + 1`, an upsert's `DO UPDATE SET n = t.n + 1`: an increment,
+            // in a helper too.
+            if let Some(column) = sql_increment(&sql) {
+                return Some(tr!(lang, "tw305.sql_increment", column = column));
+            }
+            if !inserts {
+                return None;
+            }
             // `WITH src AS (SELECT ...) INSERT INTO t ...` inserts as well.
             let is_insert = sql.starts_with("insert")
                 || (sql.starts_with("with") && sql.contains("insert into"));
@@ -380,6 +408,209 @@ fn sql_table(sql: &str, verb: Verb) -> Option<&str> {
     (!table.is_empty()).then_some(table)
 }
 
+/// A token of an SQL statement, as [`sql_increment`] reads it.
+#[derive(Debug, PartialEq)]
+enum Token<'s> {
+    /// A name, qualified or not, without quotes (`t.n` for `"t"."n"`).
+    Name(String),
+    /// A word of punctuation or an operator: `,`, `(`, `)`, `=`, `+`, `-`, `;`.
+    Punct(char),
+    /// Anything else: numbers, string literals, placeholders.
+    Other(&'s str),
+}
+
+/// Splits lowercase SQL into names, punctuation and other tokens. String literals are one
+/// token, so a `-` in a date does not read as a minus.
+fn sql_tokens(sql: &str) -> Vec<Token<'_>> {
+    let bytes = sql.as_bytes();
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let start = i;
+        match c {
+            b'\'' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'\'' {
+                    i += 1;
+                }
+                i = (i + 1).min(bytes.len());
+                tokens.push(Token::Other(&sql[start..i]));
+            }
+            b'-' if bytes.get(i + 1) == Some(&b'-') => {
+                // A comment, to the end of the line.
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b',' | b'(' | b')' | b'=' | b'+' | b'-' | b';' => {
+                tokens.push(Token::Punct(char::from(c)));
+                i += 1;
+            }
+            _ if c.is_ascii_whitespace() => i += 1,
+            _ if c.is_ascii_alphabetic() || matches!(c, b'_' | b'"' | b'`' | b'[') => {
+                // A name, with its qualifiers: `counters.n`, `"t"."n"`, `[dbo].[t]`.
+                let mut name = String::new();
+                loop {
+                    match bytes.get(i) {
+                        Some(&quote @ (b'"' | b'`' | b'[')) => {
+                            let close = if quote == b'[' { b']' } else { quote };
+                            let from = i + 1;
+                            i = from;
+                            while i < bytes.len() && bytes[i] != close {
+                                i += 1;
+                            }
+                            name.push_str(&sql[from..i]);
+                            i = (i + 1).min(bytes.len());
+                        }
+                        Some(b) if b.is_ascii_alphanumeric() || *b == b'_' => {
+                            let from = i;
+                            while i < bytes.len()
+                                && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_')
+                            {
+                                i += 1;
+                            }
+                            name.push_str(&sql[from..i]);
+                        }
+                        _ => break,
+                    }
+                    if bytes.get(i) == Some(&b'.') {
+                        name.push('.');
+                        i += 1;
+                    } else {
+                        break;
+                    }
+                }
+                tokens.push(Token::Name(name));
+            }
+            _ => {
+                i += 1;
+                while i < bytes.len()
+                    && !bytes[i].is_ascii_whitespace()
+                    && !matches!(
+                        bytes[i],
+                        b',' | b'(' | b')' | b'=' | b'+' | b'-' | b';' | b'\''
+                    )
+                {
+                    i += 1;
+                }
+                // Keep to character boundaries: `i` only stops at ASCII bytes or the end.
+                tokens.push(Token::Other(sql.get(start..i).unwrap_or_default()));
+            }
+        }
+    }
+    tokens
+}
+
+/// The column a statement adds to or takes from its stored value: `UPDATE t SET n = n + 1`,
+/// the update of an upsert (`ON CONFLICT (k) DO UPDATE SET n = counters.n + 1`,
+/// `ON DUPLICATE KEY UPDATE n = n + 1`). Not the new row's value (`n = excluded.n + 1`), and
+/// not a statement that also moves a column its `WHERE` selects by to a value it sets
+/// (`SET n = n + 1, seq = %s WHERE seq < %s`: each `seq` adds once). `sql` is lowercase.
+fn sql_increment(sql: &str) -> Option<String> {
+    let tokens = sql_tokens(sql);
+    let is = |at: usize, word: &str| matches!(tokens.get(at), Some(Token::Name(n)) if n == word);
+    let mut increment: Option<String> = None;
+    let mut absolute: Vec<String> = Vec::new();
+    let mut selected: Vec<&str> = Vec::new();
+    let mut at = 0;
+    while at < tokens.len() {
+        // `UPDATE t SET`, `DO UPDATE SET`, `ON DUPLICATE KEY UPDATE`: a list of assignments.
+        let list = if is(at, "set") {
+            Some(at + 1)
+        } else if is(at, "duplicate") && is(at + 1, "key") && is(at + 2, "update") {
+            Some(at + 3)
+        } else {
+            None
+        };
+        if is(at, "where") {
+            let mut depth = 0usize;
+            at += 1;
+            while let Some(token) = tokens.get(at) {
+                match token {
+                    Token::Punct('(') => depth += 1,
+                    Token::Punct(')') if depth == 0 => break,
+                    Token::Punct(')') => depth -= 1,
+                    Token::Punct(';') => break,
+                    Token::Name(name) => selected.push(last_part(name)),
+                    _ => {}
+                }
+                at += 1;
+            }
+            continue;
+        }
+        let Some(start) = list else {
+            at += 1;
+            continue;
+        };
+        at = start;
+        // `column = expression`, up to a comma or the end of the list.
+        while let Some(Token::Name(column)) = tokens.get(at) {
+            if tokens.get(at + 1) != Some(&Token::Punct('=')) {
+                break;
+            }
+            let column = last_part(column);
+            at += 2;
+            let mut depth = 0usize;
+            let mut summed = false;
+            let mut reads_itself = false;
+            while let Some(token) = tokens.get(at) {
+                match token {
+                    Token::Punct('(') => depth += 1,
+                    Token::Punct(')') if depth == 0 => break,
+                    Token::Punct(')') => depth -= 1,
+                    Token::Punct(',' | ';') if depth == 0 => break,
+                    Token::Punct('+' | '-') => summed = true,
+                    Token::Name(name) if depth == 0 && END_OF_LIST.contains(&name.as_str()) => {
+                        break;
+                    }
+                    // The stored column, also inside `coalesce(n, 0)`; not the row an upsert
+                    // would have inserted (`excluded.n`, MySQL's `new.n`).
+                    Token::Name(name)
+                        if last_part(name) == column
+                            && !name.starts_with("excluded.")
+                            && !name.starts_with("new.") =>
+                    {
+                        reads_itself = true;
+                    }
+                    _ => {}
+                }
+                at += 1;
+            }
+            if summed && reads_itself {
+                increment.get_or_insert_with(|| column.to_string());
+            } else {
+                absolute.push(column.to_string());
+            }
+            if tokens.get(at) == Some(&Token::Punct(',')) {
+                at += 1;
+            } else {
+                break;
+            }
+        }
+    }
+    let claimed = absolute
+        .iter()
+        .any(|column| selected.contains(&column.as_str()));
+    increment.filter(|_| !claimed)
+}
+
+/// The words that end a `SET` list.
+const END_OF_LIST: &[&str] = &[
+    "where",
+    "returning",
+    "from",
+    "on",
+    "output",
+    "limit",
+    "order",
+];
+
+/// The last part of a qualified name: `n` of `counters.n`.
+fn last_part(name: &str) -> &str {
+    name.rsplit('.').next().unwrap_or(name)
+}
+
 /// Whether a statement method is called on what an `update` call built
 /// (`update(Product).where(...)`, `table.update()`).
 fn built_on_update(path: &QPath, orm: &crate::catalog::Orm) -> bool {
@@ -392,7 +623,54 @@ fn built_on_update(path: &QPath, orm: &crate::catalog::Orm) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Verb, sql_table};
+    use super::{Verb, sql_increment, sql_table};
+
+    #[test]
+    fn statements_that_add_to_a_stored_column() {
+        let cases = [
+            ("update stats set n = n + 1 where day = %s", Some("n")),
+            ("update stats set seen = now(), n = stats.n - %s", Some("n")),
+            ("update \"stats\" set \"n\" = \"n\" + 1", Some("n")),
+            (
+                "update stats set n = coalesce(n, 0) + 1 where id = 1",
+                Some("n"),
+            ),
+            ("update stats set n = 1 + n", Some("n")),
+            (
+                "insert into counters (day, n) values (%s, 1) on conflict (day) do update set n = counters.n + 1",
+                Some("n"),
+            ),
+            (
+                "insert into counters (day, n) values (%s, 1) on duplicate key update n = n + 1",
+                Some("n"),
+            ),
+            // Absolute values, the inserted row's values, other columns.
+            ("update stats set n = %s where day = %s", None),
+            ("update stats set n = m + 1", None),
+            ("update stats set updated = '2024-01-01' where n = n", None),
+            (
+                "insert into counters (day, n) values (%s, 1) on conflict (day) do update set n = excluded.n + 1",
+                None,
+            ),
+            (
+                "insert into counters (day, n) values (%s, 1) on conflict do nothing",
+                None,
+            ),
+            ("select n + 1 from stats", None),
+            // A claim: the statement moves the column it selects by.
+            (
+                "update accounts set balance = balance + %s, seq = %s where id = %s and seq < %s",
+                None,
+            ),
+            ("", None),
+            ("update", None),
+            ("update t set", None),
+            ("update t set n = ", None),
+        ];
+        for (sql, column) in cases {
+            assert_eq!(sql_increment(sql).as_deref(), column, "{sql:?}");
+        }
+    }
 
     #[test]
     fn statements_name_their_table() {
