@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use ruff_text_size::TextRange;
+use rustc_hash::FxHashSet as HashSet;
 
 use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
@@ -243,13 +244,19 @@ fn check_in_pool<R>(
             b.range.end(),
         ))
     };
-    let same = |a: &mut Diagnostic, b: &mut Diagnostic| {
-        a.file == b.file && a.code == b.code && same_line(&files, a, b)
+    // One diagnostic of a rule per line, the first: two effects of one line (`sms(...) if c
+    // else mail(...)`) are one finding, whichever other rules report between them.
+    let first_on_line = |diagnostics: &mut Vec<Diagnostic>| {
+        let mut seen = HashSet::default();
+        diagnostics.retain(|d| {
+            let file = &files[d.file as usize];
+            seen.insert((d.file, file.line(d.range.start()), d.code))
+        });
     };
     diagnostics.sort_by(by_position);
-    diagnostics.dedup_by(same);
+    first_on_line(&mut diagnostics);
     suppressed.sort_by(by_position);
-    suppressed.dedup_by(same);
+    first_on_line(&mut suppressed);
     let inspected = inspect(
         &project,
         &Findings {
@@ -270,11 +277,6 @@ fn check_in_pool<R>(
         },
         inspected,
     )
-}
-
-fn same_line(files: &[SourceFile], a: &Diagnostic, b: &Diagnostic) -> bool {
-    let file = &files[a.file as usize];
-    file.line(a.range.start()) == file.line(b.range.start())
 }
 
 fn file_diagnostic(
