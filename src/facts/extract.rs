@@ -3539,8 +3539,41 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             Expr::If(if_expr) => {
                 self.expr(&if_expr.test, block);
-                let body = self.expr(&if_expr.body, block);
-                let orelse = self.expr(&if_expr.orelse, block);
+                // `sms(...) if user.prefers_sms else mail(...)`: one branch runs, as with an
+                // `if` statement. Only calls need branches of their own; a value of either
+                // branch stays in `block`.
+                let called = |e: &Expr| match e {
+                    Expr::Call(_) => true,
+                    Expr::Await(awaited) => matches!(&*awaited.value, Expr::Call(_)),
+                    _ => false,
+                };
+                let branches = called(&if_expr.body) || called(&if_expr.orelse);
+                let if_id = if branches {
+                    self.next_if += 1;
+                    self.next_if
+                } else {
+                    0
+                };
+                let branch = |walker: &mut Self, index| {
+                    if !branches {
+                        return block;
+                    }
+                    walker.push_block(
+                        block,
+                        BlockKind::Branch {
+                            if_id,
+                            index,
+                            leaves: false,
+                            exhaustive: true,
+                            on_param: None,
+                            ends: Ends::Falls,
+                        },
+                    )
+                };
+                let body_block = branch(self, 0);
+                let body = self.expr(&if_expr.body, body_block);
+                let orelse_block = branch(self, 1);
+                let orelse = self.expr(&if_expr.orelse, orelse_block);
                 // `smtplib.SMTP_SSL(host) if ssl else smtplib.SMTP(host)`, `Email(self) if ...
                 // else Slack(self)`, `Client() if key else None`: an object either branch
                 // makes; calls on it are followed into the first branch's class (one of the
