@@ -7,8 +7,10 @@ declare_rule! {
     /// ## What it does
     /// Reports a task that reaches two or more effects without a key on each — two calls, or
     /// one inside a loop — while recording its progress at most once. Reported at the first
-    /// keyless effect that a later effect follows. An effect the loop leaves right after
-    /// (`send(...)` then `break` or `return`) runs once per run, and is not repeated by it.
+    /// keyless effect that a later effect follows; effects in exclusive branches (of an `if`,
+    /// a `match`, or `sms(...) if c else mail(...)`) do not follow each other. An effect the
+    /// loop leaves right after (`send(...)` then `break` or `return`) runs once per run, and is
+    /// not repeated by it.
     /// A helper that calls itself (over a tree's children, or the next page) repeats what it
     /// reaches as a loop does, unless the call to itself and the effect are in exclusive
     /// branches. Progress counts as recorded where it is committed: an ORM write, or an attribute set
