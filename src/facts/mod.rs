@@ -887,6 +887,38 @@ impl Function {
         self.ancestors(block).any(|b| b == ancestor)
     }
 
+    /// Whether event `after`, a later one than `event`, runs only when the `try` body that ends
+    /// with `event` raised: it is in an `except` handler of that `try`, and nothing of the body
+    /// runs after `event`. `try: sms(...)` / `except TwilioError: mail(...)` sends the mail
+    /// when the SMS failed, not after it was sent.
+    pub fn only_if_failed(&self, event: usize, after: usize) -> bool {
+        let events = self.events();
+        let (Some(first), Some(second)) = (events.get(event), events.get(after)) else {
+            return false;
+        };
+        let blocks = self.blocks();
+        self.ancestors(second.block).any(|handler| {
+            let Some(Block {
+                parent: Some(parent),
+                kind: BlockKind::Handler { .. },
+            }) = blocks.get(handler as usize)
+            else {
+                return false;
+            };
+            // The handler's `try` body: the last `try` before it in the same block (the blocks
+            // between are the body's own, or the `try`'s other handlers).
+            let Some(body) = (0..handler).rev().find(|&b| {
+                matches!(blocks.get(b as usize), Some(Block { parent: Some(p), kind: BlockKind::Try }) if p == parent)
+            }) else {
+                return false;
+            };
+            self.block_within(first.block, body)
+                && !events[event + 1..]
+                    .iter()
+                    .any(|e| self.block_within(e.block, body))
+        })
+    }
+
     /// `block` and the blocks that contain it, innermost first.
     pub fn ancestors(&self, block: u32) -> impl Iterator<Item = u32> + '_ {
         std::iter::successors(Some(block), |b| {

@@ -8,7 +8,9 @@ declare_rule! {
     /// Reports a task that reaches two or more effects without a key on each — two calls, or
     /// one inside a loop — while recording its progress at most once. Reported at the first
     /// keyless effect that a later effect follows; effects in exclusive branches (of an `if`,
-    /// a `match`, or `sms(...) if c else mail(...)`) do not follow each other. An effect the
+    /// a `match`, or `sms(...) if c else mail(...)`) do not follow each other, nor does a
+    /// fallback in an `except` handler follow the effect that ends its `try` body (`try:
+    /// sms(...)` / `except TwilioError: mail(...)` mails when the SMS failed). An effect the
     /// loop leaves right after (`send(...)` then `break` or `return`) runs once per run, and is
     /// not repeated by it.
     /// A helper that calls itself (over a tree's children, or the next page) repeats what it
@@ -79,6 +81,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         let followed = task.ordered_effects().find(|other| {
             other.index > effect.index
                 && !function.exclusive(effect.block, other.block)
+                && !function.only_if_failed(effect.index, other.index)
                 && !recorded_between(effect.index, other.index, effect.block)
         });
         let repeated_in_loop = function.repeating_loop(effect.block).filter(|&loop_block| {
