@@ -978,8 +978,8 @@ impl Function {
     }
 
     /// Whether no run passes through block `a` and then through block `b`, a later one: they
-    /// lie in different branches of one `if`, or `a` is in a branch that returns or raises and
-    /// `b` is after it (`else: send(...); return`, then code the other branch falls into). A
+    /// lie in different branches of one `if`, or `a` is in a branch or an `except` handler that
+    /// returns or raises and `b` is after it (`else: send(...); return`, then code the other branch falls into). A
     /// `finally` runs after the return and an `except` after the raise, so `b` in one is not
     /// excluded that way.
     pub fn exclusive(&self, a: u32, b: u32) -> bool {
@@ -997,11 +997,19 @@ impl Function {
         let after_leaving = self
             .block_kinds(b)
             .any(|k| matches!(k, BlockKind::Finally | BlockKind::Handler { .. }));
+        // A branch, or an `except` handler, that returns or raises: nothing after it runs
+        // after it (`except Exception: mark_failed(); return`, then the next step).
         !after_leaving
             && self.ancestors(a).any(|block| {
                 matches!(
                     self.blocks().get(block as usize).map(|blk| &blk.kind),
-                    Some(BlockKind::Branch { leaves: true, .. })
+                    Some(
+                        BlockKind::Branch { leaves: true, .. }
+                            | BlockKind::Handler {
+                                ends: Ends::Leaves,
+                                ..
+                            }
+                    )
                 ) && !self.block_within(b, block)
             })
     }

@@ -19,7 +19,8 @@ declare_rule! {
     /// inside a `with session.begin():` block (SQLAlchemy writes it when the block ends, so a
     /// claim in its own block per item, before the item's effect, records each item). A write
     /// in an `except` handler inside the loop (disabling a dead device) records a failed item,
-    /// not the items done.
+    /// not the items done; nor does a write in a handler that then returns record the step
+    /// before the next one, which runs only when the handler did not.
     ///
     /// ## Why it matters on a second run
     /// A failure after the first effect makes the retry repeat it: the SMS goes out again
@@ -63,11 +64,13 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             .session_write(function, i)
             .is_some_and(|tx| !function.block_within(block, tx))
     };
-    // Whether progress is written between two events (on a path that can pass both).
+    // Whether progress is written between two events, on a path that can pass all three: not
+    // in a branch or handler that returns before the second (`except: mark_failed(); return`).
     let recorded_between = |from: usize, to: usize, block: u32| {
         (from + 1..to).any(|i| {
             let event = &function.events()[i];
             !function.exclusive(block, event.block)
+                && !function.exclusive(event.block, function.events()[to].block)
                 && (project.writes_state(task.id, i) && project.effects_at(task.id, i).is_empty()
                     || committed_before(i, function.events()[to].block))
         })
