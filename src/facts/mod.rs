@@ -907,9 +907,12 @@ impl Function {
             };
             // The handler's `try` body: the last `try` before it in the same block (the blocks
             // between are the body's own, or the `try`'s other handlers).
-            let Some(body) = (0..handler).rev().find(|&b| {
-                matches!(blocks.get(b as usize), Some(Block { parent: Some(p), kind: BlockKind::Try }) if p == parent)
-            }) else {
+            let is_body = |b: &u32| {
+                blocks.get(*b as usize).is_some_and(|blk| {
+                    blk.parent == Some(*parent) && matches!(blk.kind, BlockKind::Try)
+                })
+            };
+            let Some(body) = (0..handler).rev().find(is_body) else {
                 return false;
             };
             self.block_within(first.block, body)
@@ -979,9 +982,9 @@ impl Function {
 
     /// Whether no run passes through block `a` and then through block `b`, a later one: they
     /// lie in different branches of one `if`, or `a` is in a branch or an `except` handler that
-    /// returns or raises and `b` is after it (`else: send(...); return`, then code the other branch falls into). A
-    /// `finally` runs after the return and an `except` after the raise, so `b` in one is not
-    /// excluded that way.
+    /// returns or raises and `b` is after it (`else: send(...); return`, then code the other
+    /// branch falls into). A `finally` runs after the return and an `except` after the raise,
+    /// so `b` in one is not excluded that way.
     pub fn exclusive(&self, a: u32, b: u32) -> bool {
         let branches = |block| {
             self.block_kinds(block).filter_map(|k| match k {
