@@ -410,24 +410,23 @@ fn sql_table(sql: &str, verb: Verb) -> Option<&str> {
 
 /// A token of an SQL statement, as [`sql_increment`] reads it.
 #[derive(Debug, PartialEq)]
-enum Token<'s> {
+enum Token {
     /// A name, qualified or not, without quotes (`t.n` for `"t"."n"`).
     Name(String),
     /// A word of punctuation or an operator: `,`, `(`, `)`, `=`, `+`, `-`, `;`.
     Punct(char),
     /// Anything else: numbers, string literals, placeholders.
-    Other(&'s str),
+    Other,
 }
 
 /// Splits lowercase SQL into names, punctuation and other tokens. String literals are one
 /// token, so a `-` in a date does not read as a minus.
-fn sql_tokens(sql: &str) -> Vec<Token<'_>> {
+fn sql_tokens(sql: &str) -> Vec<Token> {
     let bytes = sql.as_bytes();
     let mut tokens = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
         let c = bytes[i];
-        let start = i;
         match c {
             b'\'' => {
                 i += 1;
@@ -435,7 +434,7 @@ fn sql_tokens(sql: &str) -> Vec<Token<'_>> {
                     i += 1;
                 }
                 i = (i + 1).min(bytes.len());
-                tokens.push(Token::Other(&sql[start..i]));
+                tokens.push(Token::Other);
             }
             b'-' if bytes.get(i + 1) == Some(&b'-') => {
                 // A comment, to the end of the line.
@@ -494,8 +493,7 @@ fn sql_tokens(sql: &str) -> Vec<Token<'_>> {
                 {
                     i += 1;
                 }
-                // Keep to character boundaries: `i` only stops at ASCII bytes or the end.
-                tokens.push(Token::Other(sql.get(start..i).unwrap_or_default()));
+                tokens.push(Token::Other);
             }
         }
     }
