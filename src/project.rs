@@ -4776,12 +4776,6 @@ fn event_range(event: &crate::facts::Event) -> Option<TextRange> {
     }
 }
 
-/// Whether leaving from `guard_block` (by `return`, `raise` or `continue`) prevents reaching
-/// `target`: the guard's block, or a block it always runs through (`with`, `try`), contains the
-/// target. A conditional block (a branch, a loop body, a handler) ends the walk: past it, some
-/// path skips the guard; except a branch of an `if` with an `else` whose other branches all
-/// return or raise, which every run past the `if` went through. A `continue` guard stops at
-/// its loop, so it covers that body only.
 /// Whether an exception raised by a call in `block` leaves code in `target` unrun: no `try`
 /// around the call catches it, or every handler of each `try` around it that `target` is not
 /// in leaves too: returns or raises, or ends the pass of a loop `target` is in (`except
@@ -4792,7 +4786,7 @@ fn raise_skips(function: &Function, block: u32, target: u32) -> bool {
         let Some(info) = blocks.get(at as usize) else {
             return false;
         };
-        if !matches!(info.kind, BlockKind::Try) {
+        if !matches!(info.kind, BlockKind::Try { .. }) {
             continue;
         }
         // The rest of the `try` body is skipped whatever catches the exception.
@@ -4825,11 +4819,40 @@ fn raise_skips(function: &Function, block: u32, target: u32) -> bool {
     true
 }
 
+/// Whether leaving from `guard_block` (by `return`, `raise` or `continue`) prevents reaching
+/// `target`: the guard's block, or a block it always runs through (`with`, `try`), contains the
+/// target. A conditional block (a branch, a loop body, a handler) ends the walk: past it, some
+/// path skips the guard; except a branch of an `if` with an `else` whose other branches all
+/// return, raise or hold a guard of their own (`if resend: if inv.resent: return` / `else:
+/// if inv.sent: return`), which every run past the `if` went through. A `continue` guard stops at
+/// its loop, so it covers that body only.
 pub(crate) fn guard_covers(function: &Function, guard_block: u32, target: u32) -> bool {
+    guard_covers_within(function, guard_block, target, 0)
+}
+
+/// How many `if`s deep guards in their other branches are looked for.
+const BRANCH_GUARD_DEPTH: u32 = 4;
+
+fn guard_covers_within(function: &Function, guard_block: u32, target: u32, depth: u32) -> bool {
     // Not an effect in another branch of the guard's `if`, nor one no run reaches after it.
     if function.exclusive(guard_block, target) {
         return false;
     }
+    // A branch that leaves, or that a guard of its own leaves from before its end.
+    let branch_closed = |branch: u32, leaves: bool| {
+        leaves
+            || depth < BRANCH_GUARD_DEPTH
+                && function.events().iter().any(|event| {
+                    matches!(&event.kind, EventKind::Guard(guard)
+                    if matches!(guard.exit, Exit::Return | Exit::Raise)
+                        && !matches!(
+                            guard.test,
+                            GuardTest::Precondition | GuardTest::StateNot { .. }
+                        ))
+                        && function.block_within(event.block, branch)
+                        && guard_covers_within(function, event.block, branch, depth + 1)
+                })
+    };
     let mut block = guard_block;
     loop {
         if function.block_within(target, block) {
@@ -4839,7 +4862,7 @@ pub(crate) fn guard_covers(function: &Function, guard_block: u32, target: u32) -
             return false;
         };
         match (&info.kind, info.parent) {
-            (BlockKind::With { .. } | BlockKind::Try | BlockKind::Finally, Some(parent)) => {
+            (BlockKind::With { .. } | BlockKind::Try { .. } | BlockKind::Finally, Some(parent)) => {
                 block = parent
             }
             // `if a: <guard> ... else: ...; return`: what follows the `if` runs only after
@@ -4852,15 +4875,24 @@ pub(crate) fn guard_covers(function: &Function, guard_block: u32, target: u32) -
                     ..
                 },
                 Some(parent),
-            ) if function.blocks().iter().all(|other| match other.kind {
-                BlockKind::Branch {
-                    if_id: other_if,
-                    index: other_index,
-                    leaves,
-                    ..
-                } => other_if != *if_id || other_index == *index || leaves,
-                _ => true,
-            }) =>
+            ) if function
+                .blocks()
+                .iter()
+                .enumerate()
+                .all(|(other_block, other)| match other.kind {
+                    BlockKind::Branch {
+                        if_id: other_if,
+                        index: other_index,
+                        leaves,
+                        ..
+                    } => {
+                        other_if != *if_id
+                            || other_index == *index
+                            || u32::try_from(other_block)
+                                .is_ok_and(|other_block| branch_closed(other_block, leaves))
+                    }
+                    _ => true,
+                }) =>
             {
                 block = parent
             }

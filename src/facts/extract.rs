@@ -1022,7 +1022,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     self.note_loop_classes(&stmt_for.target, items);
                 }
                 self.suite(&stmt_for.body, body, pending);
-                self.suite(&stmt_for.orelse, block, pending);
+                self.loop_else(&stmt_for.body, &stmt_for.orelse, body, block, pending);
             }
             Stmt::While(stmt_while) => {
                 let body = self.push_block(
@@ -1033,7 +1033,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 );
                 self.expr(&stmt_while.test, body);
                 self.suite(&stmt_while.body, body, pending);
-                self.suite(&stmt_while.orelse, block, pending);
+                self.loop_else(&stmt_while.body, &stmt_while.orelse, body, block, pending);
             }
             Stmt::With(with) => {
                 let mut items = Vec::new();
@@ -1253,8 +1253,36 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
     }
 
+    /// A loop's `else`. When the loop's body can `break`, the `else` gets a block of its own:
+    /// it runs when no pass broke out (`for p in providers: p.send(...); break` / `else:
+    /// send_mail(...)` mails only when no provider sent). Otherwise it always runs after the
+    /// loop, as code after it does.
+    fn loop_else<'a>(
+        &mut self,
+        body: &'a [Stmt],
+        orelse: &'a [Stmt],
+        body_block: u32,
+        block: u32,
+        pending: &mut Pending<'a>,
+    ) {
+        if orelse.is_empty() {
+            return;
+        }
+        let target = if breaks_out(body) {
+            self.push_block(block, BlockKind::LoopElse { of: body_block })
+        } else {
+            block
+        };
+        self.suite(orelse, target, pending);
+    }
+
     fn stmt_try<'a>(&mut self, stmt_try: &'a ast::StmtTry, block: u32, pending: &mut Pending<'a>) {
-        let body = self.push_block(block, BlockKind::Try);
+        let body = self.push_block(
+            block,
+            BlockKind::Try {
+                ends: ends(&stmt_try.body),
+            },
+        );
         let before = self.events.len();
         self.suite(&stmt_try.body, body, pending);
         let mut integrity_exit = None;
@@ -5152,6 +5180,35 @@ fn ends(suite: &[Stmt]) -> Ends {
     }
 }
 
+/// Whether a loop body holds a `break` of its own loop (not of a loop inside it).
+fn breaks_out(suite: &[Stmt]) -> bool {
+    suite.iter().any(|stmt| match stmt {
+        Stmt::Break(_) => true,
+        Stmt::If(stmt_if) => {
+            breaks_out(&stmt_if.body)
+                || stmt_if
+                    .elif_else_clauses
+                    .iter()
+                    .any(|clause| breaks_out(&clause.body))
+        }
+        Stmt::With(with) => breaks_out(&with.body),
+        Stmt::Try(stmt_try) => {
+            breaks_out(&stmt_try.body)
+                || stmt_try
+                    .handlers
+                    .iter()
+                    .any(|ast::ExceptHandler::ExceptHandler(h)| breaks_out(&h.body))
+                || breaks_out(&stmt_try.orelse)
+                || breaks_out(&stmt_try.finalbody)
+        }
+        Stmt::Match(stmt_match) => stmt_match.cases.iter().any(|case| breaks_out(&case.body)),
+        // A loop's own `else` belongs to the outer loop's pass.
+        Stmt::For(inner) => breaks_out(&inner.orelse),
+        Stmt::While(inner) => breaks_out(&inner.orelse),
+        _ => false,
+    })
+}
+
 /// How a suite leaves: its last statement returns, raises or continues.
 fn exits(suite: &[Stmt]) -> Option<Exit> {
     match suite.last()? {
@@ -5459,7 +5516,7 @@ fn always_runs_through(blocks: &[Block], mut block: u32, ancestor: u32) -> bool 
             return false;
         };
         match (&info.kind, info.parent) {
-            (BlockKind::With { .. } | BlockKind::Try | BlockKind::Finally, Some(parent)) => {
+            (BlockKind::With { .. } | BlockKind::Try { .. } | BlockKind::Finally, Some(parent)) => {
                 block = parent;
             }
             _ => return false,

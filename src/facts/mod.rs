@@ -909,7 +909,7 @@ impl Function {
             // between are the body's own, or the `try`'s other handlers).
             let is_body = |b: &u32| {
                 blocks.get(*b as usize).is_some_and(|blk| {
-                    blk.parent == Some(*parent) && matches!(blk.kind, BlockKind::Try)
+                    blk.parent == Some(*parent) && matches!(blk.kind, BlockKind::Try { .. })
                 })
             };
             let Some(body) = (0..handler).rev().find(is_body) else {
@@ -946,7 +946,7 @@ impl Function {
 
     /// The loop that can run the code in `block` again: the innermost loop holding it, unless
     /// the blocks from the code out to that loop end by leaving it (`send(...); break` in a
-    /// branch, a loop body ending in `return`); then the loop around that one, and none when
+    /// branch, a `try` body or an `except` handler, a loop body ending in `return`); then the loop around that one, and none when
     /// the function returns right after. What the blocks hold after the code, before their
     /// end, is not known here: a `continue` there goes unseen.
     pub fn repeating_loop(&self, block: u32) -> Option<u32> {
@@ -954,7 +954,11 @@ impl Function {
         let mut pending: Option<Ends> = None;
         for b in self.ancestors(block) {
             match self.blocks().get(b as usize).map(|blk| &blk.kind) {
-                Some(BlockKind::Branch { ends, .. }) if pending.is_none() => match ends {
+                Some(
+                    BlockKind::Branch { ends, .. }
+                    | BlockKind::Try { ends }
+                    | BlockKind::Handler { ends, .. },
+                ) if pending.is_none() => match ends {
                     Ends::Leaves => return None,
                     Ends::Breaks | Ends::Continues => pending = Some(*ends),
                     Ends::Falls => {}
@@ -997,6 +1001,9 @@ impl Function {
         {
             return true;
         }
+        if self.breaks_before_else(a, b) {
+            return true;
+        }
         let after_leaving = self
             .block_kinds(b)
             .any(|k| matches!(k, BlockKind::Finally | BlockKind::Handler { .. }));
@@ -1015,6 +1022,40 @@ impl Function {
                     )
                 ) && !self.block_within(b, block)
             })
+    }
+}
+
+impl Function {
+    /// Whether `b` is in the `else` of a loop and every pass through `a`, in that loop's body,
+    /// breaks out of it: `p.send(...); break` in a branch or a `try` body of the loop's own
+    /// (not of a loop inside it), so the `else` never runs after `a`.
+    fn breaks_before_else(&self, a: u32, b: u32) -> bool {
+        let Some(of) = self.block_kinds(b).find_map(|k| match k {
+            BlockKind::LoopElse { of } => Some(*of),
+            _ => None,
+        }) else {
+            return false;
+        };
+        // How the innermost block around `a` that does not fall through ends.
+        let mut exit: Option<Ends> = None;
+        for block in self.ancestors(a) {
+            if block == of {
+                return exit == Some(Ends::Breaks);
+            }
+            match self.blocks().get(block as usize).map(|blk| &blk.kind) {
+                Some(
+                    BlockKind::Branch { ends, .. }
+                    | BlockKind::Try { ends }
+                    | BlockKind::Handler { ends, .. },
+                ) if *ends != Ends::Falls => {
+                    exit.get_or_insert(*ends);
+                }
+                // A `break` or `continue` inside an inner loop ends that loop's pass only.
+                Some(BlockKind::Loop { .. }) => exit = None,
+                _ => {}
+            }
+        }
+        false
     }
 }
 
@@ -1044,7 +1085,12 @@ pub enum BlockKind {
         /// How the loop's body ends ([`Function::repeating_loop`]).
         ends: Ends,
     },
-    Try,
+    /// A `try` body.
+    Try {
+        /// How the body's own statements end (`send(...); break` tries the next provider
+        /// only when the send raised).
+        ends: Ends,
+    },
     Handler {
         catches: Vec<QPath>,
         /// How the handler's own statements end (`except AlreadySent: continue`).
@@ -1057,6 +1103,12 @@ pub enum BlockKind {
     },
     /// Code that does not run here: a lambda's body.
     Deferred,
+    /// The `else` of a `for` or `while` loop whose body can `break`: it runs when the loop
+    /// ran out, not after a pass that broke out of it.
+    LoopElse {
+        /// The loop's body block.
+        of: u32,
+    },
 }
 
 /// How a block's own statements end: what runs after the last thing in it.

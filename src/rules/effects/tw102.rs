@@ -32,7 +32,9 @@ declare_rule! {
     /// "queued": return` or `if ticket.priority > 1: return` guards nothing unless the task
     /// later writes `status` or `priority` (a state it advances, `sent_count += 1`). Nor is a
     /// branch that does work of its own on such a field: `if t.mode == "webhook": return
-    /// t.post(body)` dispatches, and the mail after it is unguarded.
+    /// t.post(body)` dispatches, and the mail after it is unguarded. A guard in each branch of
+    /// an `if` with an `else` guards what follows the `if` (`if resend: if inv.resent: return`
+    /// / `else: if inv.sent: return`); in one branch only, it leaves the other path open.
     ///
     /// ## Why it matters on a second run
     /// Nothing records that the e-mail or SMS went out and nothing checks it: every redelivery

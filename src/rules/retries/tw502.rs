@@ -11,8 +11,10 @@ declare_rule! {
     /// a `match`, or `sms(...) if c else mail(...)`) do not follow each other, nor does a
     /// fallback in an `except` handler follow the effect that ends its `try` body (`try:
     /// sms(...)` / `except TwilioError: mail(...)` mails when the SMS failed). An effect the
-    /// loop leaves right after (`send(...)` then `break` or `return`) runs once per run, and is
-    /// not repeated by it.
+    /// loop leaves right after (`send(...)` then `break` or `return`, in a branch, a `try` body
+    /// or an `except` handler) runs once per run, and is not repeated by it; nor does the
+    /// loop's `else`, which runs only when no pass broke out, follow it (`for p in providers:`
+    /// / `try: p.send(...); break` / `else: send_mail(...)`).
     /// A helper that calls itself (over a tree's children, or the next page) repeats what it
     /// reaches as a loop does, unless the call to itself and the effect are in exclusive
     /// branches. Progress counts as recorded where it is committed: an ORM write, or an attribute set
