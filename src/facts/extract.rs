@@ -3937,6 +3937,10 @@ impl<'e, 'c> Walker<'e, 'c> {
     }
 
     fn call(&mut self, call: &ast::ExprCall, block: u32) -> Value {
+        // `getattr(self, "_charge")` with a written-out name: the attribute, as `self._charge`.
+        if let Some(attr) = self.getattr_attribute(call) {
+            return self.attribute(&attr, block);
+        }
         // `HANDLERS[kind](user)` on a dict (or list) of functions: a call of one of them, each
         // in a branch of its own, as an `if` choosing between them would be; so is
         // `PAYOUTS[kind].pay(earning)` on a dict of instances, a call of one's method.
@@ -3973,6 +3977,37 @@ impl<'e, 'c> Walker<'e, 'c> {
             return result;
         }
         self.call_of(call, block, None)
+    }
+
+    /// `getattr(obj, "name")` (or with a default) as the attribute `obj.name`, when `obj` is a
+    /// name or an attribute of one and `getattr` is the builtin.
+    fn getattr_attribute(&self, call: &ast::ExprCall) -> Option<ast::ExprAttribute> {
+        let Expr::Name(func) = &*call.func else {
+            return None;
+        };
+        if func.id.as_str() != "getattr" || !call.arguments.keywords.is_empty() {
+            return None;
+        }
+        let (object, Expr::StringLiteral(name)) =
+            (call.arguments.args.first()?, call.arguments.args.get(1)?)
+        else {
+            return None;
+        };
+        let name = name.value.to_str();
+        if call.arguments.args.len() > 3
+            || !matches!(object, Expr::Name(_) | Expr::Attribute(_))
+            || !is_identifier(name)
+            || !self.is_builtin_call("getattr")
+        {
+            return None;
+        }
+        Some(ast::ExprAttribute {
+            node_index: ast::AtomicNodeIndex::NONE,
+            range: call.range(),
+            value: Box::new(object.clone()),
+            attr: ast::Identifier::new(name, call.range()),
+            ctx: ast::ExprContext::Load,
+        })
     }
 
     /// The functions a dict or sequence display bound to a name holds (`HANDLERS = {"email":
@@ -5178,6 +5213,14 @@ fn ends(suite: &[Stmt]) -> Ends {
         Some(Stmt::Continue(_)) => Ends::Continues,
         _ => Ends::Falls,
     }
+}
+
+/// Whether `name` is a Python identifier (ASCII, as attribute names nearly always are).
+fn is_identifier(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Whether a loop body holds a `break` of its own loop (not of a loop inside it).
