@@ -4824,8 +4824,8 @@ fn raise_skips(function: &Function, block: u32, target: u32) -> bool {
 /// target. A conditional block (a branch, a loop body, a handler) ends the walk: past it, some
 /// path skips the guard; except a branch of an `if` with an `else` whose other branches all
 /// return, raise or hold a guard of their own (`if resend: if inv.resent: return` / `else:
-/// if inv.sent: return`), which every run past the `if` went through. A `continue` guard stops at
-/// its loop, so it covers that body only.
+/// if inv.sent: return`), which every run past the `if` went through. A `continue` guard stops
+/// at its loop, so it covers that body only.
 pub(crate) fn guard_covers(function: &Function, guard_block: u32, target: u32) -> bool {
     guard_covers_within(function, guard_block, target, 0)
 }

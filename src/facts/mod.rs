@@ -946,9 +946,10 @@ impl Function {
 
     /// The loop that can run the code in `block` again: the innermost loop holding it, unless
     /// the blocks from the code out to that loop end by leaving it (`send(...); break` in a
-    /// branch, a `try` body or an `except` handler, a loop body ending in `return`); then the loop around that one, and none when
-    /// the function returns right after. What the blocks hold after the code, before their
-    /// end, is not known here: a `continue` there goes unseen.
+    /// branch, a `try` body or an `except` handler, a loop body ending in `return`); then the
+    /// loop around that one, and none when the function returns right after. What the blocks
+    /// hold after the code, before their end, is not known here: a `continue` there goes
+    /// unseen.
     pub fn repeating_loop(&self, block: u32) -> Option<u32> {
         // A `break` or `continue` met on the way out, for the next loop out.
         let mut pending: Option<Ends> = None;
@@ -1023,12 +1024,10 @@ impl Function {
                 ) && !self.block_within(b, block)
             })
     }
-}
 
-impl Function {
     /// Whether `b` is in the `else` of a loop and every pass through `a`, in that loop's body,
-    /// breaks out of it: `p.send(...); break` in a branch or a `try` body of the loop's own
-    /// (not of a loop inside it), so the `else` never runs after `a`.
+    /// breaks out of it: `p.send(...); break` in a branch, a `try` body or an `except` handler
+    /// of the loop's own (not of a loop inside it), so the `else` never runs after `a`.
     fn breaks_before_else(&self, a: u32, b: u32) -> bool {
         let Some(of) = self.block_kinds(b).find_map(|k| match k {
             BlockKind::LoopElse { of } => Some(*of),
