@@ -473,9 +473,9 @@ impl<'e, 'c> Walker<'e, 'c> {
     /// Puts the body together, drops the call arguments no rule reads and stores it encoded.
     fn finish(mut self) {
         self.recycle_names();
-        resolve_state_guards(&mut self.events, &self.blocks);
-        self.mark_other_key_releases();
         let catalog = self.ex.catalog;
+        resolve_state_guards(&mut self.events, &self.blocks, catalog);
+        self.mark_other_key_releases();
         // A function calling itself by name keeps the arguments: calling a Huey task enqueues
         // it, and a retry that changes them is TW501's (`render(tile_id, attempt + 1)`).
         let own = (!self.is_module).then(|| self.ex.functions[self.func].name());
@@ -5517,8 +5517,10 @@ fn arith_operand(value: &Value) -> Value {
 /// A `StateNot { field }` guard (`if x.status != "pending": return`) is a done-check when a later
 /// event writes that field (`x.status = "sent"`, `.update(status="sent")`), and a precondition
 /// otherwise. A flag's guard (`on_path`) needs a write on the guarded path: in the guard's block
-/// or in blocks that block always runs through (`with`, `try`).
-fn resolve_state_guards(events: &mut [Event], blocks: &[Block]) {
+/// or in blocks that block always runs through (`with`, `try`). A catalog effect's keyword
+/// writes no field of the row: `if ticket.channel == "slack": slack.chat_postMessage(channel=
+/// "#support")` chooses where to post.
+fn resolve_state_guards(events: &mut [Event], blocks: &[Block], catalog: &Catalog) {
     for index in 0..events.len() {
         let EventKind::Guard(guard) = &events[index].kind else {
             continue;
@@ -5535,6 +5537,8 @@ fn resolve_state_guards(events: &mut [Event], blocks: &[Block]) {
         let written = |field: Sym| {
             events[index + 1..].iter().any(|event| {
                 event.kind.writes_field(field)
+                    && !matches!(&event.kind, EventKind::Call(call)
+                        if call.path.as_ref().is_some_and(|path| catalog.sink(path).is_some()))
                     && (!on_path || always_runs_through(blocks, event.block, guard_block))
             })
         };
