@@ -4542,9 +4542,6 @@ impl<'e, 'c> Walker<'e, 'c> {
                 });
             } else if self.emit
                 && !pure
-                && path.0[..path.0.len() - 1]
-                    .iter()
-                    .all(|seg| seg.call == Call::No)
                 && (path.0.len() > 1
                     || self.ex.top_level.contains(&path.0[0].name)
                     || self.locals.contains_key(&path.0[0].name))

@@ -16,7 +16,8 @@ declare_rule! {
     /// `def _post(): ... headers={"Idempotency-Key": key}`), f-strings, `str()`, `format`, `%`, `+`,
     /// `join`, `hashlib` digests, a dict union (`auth() | {"Idempotency-Key": k}`) or a project
     /// helper that returns it (a lambda bound to a name, `new_key = lambda: uuid4().hex`, in
-    /// the module or in the task, is one), a parameter's default evaluated at import
+    /// the module or in the task, is one, and so is a method of a model or class the project
+    /// defines, `loan.payment_key(period)`), a parameter's default evaluated at import
     /// (`key=uuid4().hex`: each worker process has its own) or a field's factory
     /// (`key: str = field(default_factory=lambda: str(uuid4()))` in a class of the module, on
     /// an object the task builds without passing the field), or returns the headers
