@@ -4224,7 +4224,10 @@ impl<'a> Project<'a> {
             let EventKind::Guard(guard) = &event.kind else {
                 continue;
             };
-            let GuardTest::DoneCheck { field: Some(field) } = guard.test else {
+            let GuardTest::DoneCheck {
+                field: Some(field), ..
+            } = guard.test
+            else {
                 continue;
             };
             // A field the function writes later is its done flag, and the branch's work a

@@ -928,7 +928,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     && ret.value.as_deref().is_some_and(|returned| {
                         let returned = self.bare_test(returned);
                         match self.guard_test(returned, &value) {
-                            Some(GuardTest::DoneCheck { field }) => {
+                            Some(GuardTest::DoneCheck { field, .. }) => {
                                 tested = field;
                                 true
                             }
@@ -1094,7 +1094,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                         self.push_guard(
                             block,
                             stmt_match.range,
-                            GuardTest::DoneCheck { field: None },
+                            GuardTest::DoneCheck {
+                                field: None,
+                                states: ThinVec::new(),
+                            },
                             exit,
                         );
                     }
@@ -1202,7 +1205,9 @@ impl<'e, 'c> Walker<'e, 'c> {
                 && let Some(test) = self.guard_test(&stmt_if.test, &test)
             {
                 let test = match test {
-                    GuardTest::DoneCheck { field: Some(field) } => GuardTest::StateNot {
+                    GuardTest::DoneCheck {
+                        field: Some(field), ..
+                    } => GuardTest::StateNot {
                         field,
                         on_path: true,
                         also: ThinVec::new(),
@@ -2629,11 +2634,13 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             Expr::Attribute(attr) => Some(GuardTest::DoneCheck {
                 field: Some(Sym::new(attr.attr.as_str())),
+                states: ThinVec::new(),
             }),
             // `if row["welcome_sent"]: return` on a row a raw cursor fetched as a dict.
             Expr::Subscript(sub) => match &*sub.slice {
                 Expr::StringLiteral(key) => Some(GuardTest::DoneCheck {
                     field: Some(Sym::new(key.value.to_str())),
+                    states: ThinVec::new(),
                 }),
                 _ => None,
             },
@@ -2689,7 +2696,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                             && catalog.is_done_check(method)
                             || positive && !is_none_check && catalog.is_fetch(method))
                     {
-                        return Some(GuardTest::DoneCheck { field: None });
+                        return Some(GuardTest::DoneCheck {
+                            field: None,
+                            states: ThinVec::new(),
+                        });
                     }
                     // `if claimed == 0: return`.
                     if self
@@ -2751,7 +2761,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                     });
                 }
                 if positive && !is_none_check && on_attribute {
-                    return Some(GuardTest::DoneCheck { field });
+                    return Some(GuardTest::DoneCheck {
+                        field,
+                        states: tested_states(compare),
+                    });
                 }
                 // `if x.status != "pending": return`: a state machine when the function later
                 // writes `status`, decided in `finish` once the rest of the body is known.
@@ -2775,7 +2788,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                     _ => return None,
                 };
                 if self.ex.catalog.is_done_check(method) {
-                    return Some(GuardTest::DoneCheck { field: None });
+                    return Some(GuardTest::DoneCheck {
+                        field: None,
+                        states: ThinVec::new(),
+                    });
                 }
                 // `if await already_sent(...)`: the call itself.
                 self.helper_test(self.bare_test(test), value, false)
@@ -2788,7 +2804,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
                 let method = local.path.as_ref()?.last_name()?;
                 if self.ex.catalog.is_done_check(method) {
-                    Some(GuardTest::DoneCheck { field: None })
+                    Some(GuardTest::DoneCheck {
+                        field: None,
+                        states: ThinVec::new(),
+                    })
                 } else {
                     self.helper_test(unwalrus(test), value, false)
                 }
@@ -5220,6 +5239,55 @@ fn is_identifier(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// The states `field == "sent"` or `field in ("sent", Status.FAILED)` compares with, as
+/// written (a string's text, a constant's last name); none when a side is anything else.
+fn tested_states(compare: &ast::ExprCompare) -> ThinVec<Sym> {
+    if !matches!(&*compare.left, Expr::Attribute(_))
+        || !compare
+            .ops
+            .iter()
+            .all(|op| matches!(op, CmpOp::Eq | CmpOp::In))
+    {
+        return ThinVec::new();
+    }
+    let mut states = ThinVec::new();
+    let mut push = |expr: &Expr| {
+        let state = state_name(expr)?;
+        if states.len() < MAX_STATES && !states.contains(&state) {
+            states.push(state);
+        }
+        Some(())
+    };
+    for comparator in &compare.comparators {
+        let known = match comparator {
+            Expr::Tuple(ast::ExprTuple { elts, .. })
+            | Expr::List(ast::ExprList { elts, .. })
+            | Expr::Set(ast::ExprSet { elts, .. }) => elts.iter().all(|e| push(e).is_some()),
+            other => push(other).is_some(),
+        };
+        if !known {
+            return ThinVec::new();
+        }
+    }
+    states
+}
+
+/// How many states a guard keeps ([`tested_states`]), and how long one may be.
+const MAX_STATES: usize = 8;
+const MAX_STATE_LEN: usize = 64;
+
+/// A state as written: a string's text, or the last name of a constant (`Status.SENT`).
+pub(crate) fn state_name(expr: &Expr) -> Option<Sym> {
+    match expr {
+        Expr::StringLiteral(s) => {
+            let text = s.value.to_str();
+            (text.len() <= MAX_STATE_LEN).then(|| Sym::new(text))
+        }
+        Expr::Attribute(attr) => Some(Sym::new(attr.attr.as_str())),
+        _ => None,
+    }
+}
+
 /// Whether a loop body holds a `break` of its own loop (not of a loop inside it).
 fn breaks_out(suite: &[Stmt]) -> bool {
     suite.iter().any(|stmt| match stmt {
@@ -5545,7 +5613,10 @@ fn resolve_state_guards(events: &mut [Event], blocks: &[Block], catalog: &Catalo
             .find(|&field| written(field));
         if let EventKind::Guard(guard) = &mut events[index].kind {
             guard.test = match done {
-                Some(field) => GuardTest::DoneCheck { field: Some(field) },
+                Some(field) => GuardTest::DoneCheck {
+                    field: Some(field),
+                    states: ThinVec::new(),
+                },
                 None => GuardTest::Precondition,
             };
         }

@@ -1303,7 +1303,13 @@ pub struct Guard {
 pub enum GuardTest {
     /// `if x.flag:`, `if x.status == "sent":`, `.exists()`, `cache.get(k)`; `field` is the
     /// attribute tested, when the test reads one (`flag`, `status`).
-    DoneCheck { field: Option<Sym> },
+    DoneCheck {
+        field: Option<Sym>,
+        /// The states the test leaves on, when it compares the field with written-out ones:
+        /// `"sent"` in `if doc.delivery == "sent": return`, `SENT` in `in (Status.SENT, ...)`.
+        /// Empty when not known.
+        states: ThinVec<Sym>,
+    },
     /// `if not created:` after `get_or_create`; `marker` is that call. `compound` when the test
     /// also checks something else (`if not created and obj.status == "sent"`: pending → done).
     NotCreated { marker: TextRange, compound: bool },

@@ -1,6 +1,6 @@
 use ruff_text_size::TextRange;
 
-use crate::facts::{EventKind, GuardTest, Lit};
+use crate::facts::{EventKind, Function, GuardTest, Lit};
 use crate::i18n::tr;
 use crate::path::Sym;
 use crate::project::{FuncId, Hop, KeyStatus, Project};
@@ -19,7 +19,9 @@ declare_rule! {
     /// the task's call, as for every effect reached through a helper. A write before the effect
     /// makes it at most once only when it can be the done state: a write of another field than
     /// the one the guard tests (an attempts counter, another row's `last_activity_at`) leaves
-    /// the window open.
+    /// the window open, and so does a claim of a state the guard does not leave on
+    /// (`delivery = "sending"` under `if doc.delivery == "sent": return`: a redelivery after
+    /// a crash finds `"sending"` and sends again; `in ("sending", "sent")` closes it).
     ///
     /// ## Why it matters on a second run
     /// A crash between the effect and the write — an OOM kill, a deploy's SIGTERM, a lost
@@ -212,13 +214,15 @@ fn claimed_before(project: &Project, hop: Hop) -> bool {
             };
             // A write of another field than the one the guard tests (an attempts counter,
             // `last_activity_at`) claims nothing: the next delivery still passes the guard.
-            let tested = match test.test {
-                GuardTest::DoneCheck { field } => field,
-                _ => None,
+            let (tested, states) = match &test.test {
+                GuardTest::DoneCheck { field, states } => (*field, &states[..]),
+                _ => (None, &[][..]),
             };
             let claims = |w: usize| {
                 tested.is_none_or(|field| {
                     written_fields(project, hop.func, w).is_none_or(|set| set.contains(&field))
+                        && written_state(function, g, w, field)
+                            .is_none_or(|state| states.is_empty() || states.contains(&state))
                 })
             };
             // SQLAlchemy's unit of work: `row.sent = True` inside the guard's `with
@@ -272,6 +276,43 @@ fn written_fields(project: &Project, func: FuncId, index: usize) -> Option<Vec<S
         Some(call.keywords().iter().map(|(name, _)| *name).collect())
     } else {
         None
+    }
+}
+
+/// The state the write at `index` sets `field` to, when it is written out: `.update(delivery=
+/// "sending")`, or `doc.delivery = "sending"` after the guard at `guard` and before a
+/// `save()`. A claim of another state than the guard leaves on (`"sending"` under `if
+/// doc.delivery == "sent": return`) stops no redelivery.
+fn written_state(function: &Function, guard: usize, index: usize, field: Sym) -> Option<Sym> {
+    let events = function.events();
+    let value = match &events.get(index)?.kind {
+        EventKind::AttrAssign(assign) if assign.attr == field => &assign.value,
+        EventKind::Call(call) => match call.keyword(field.as_str()) {
+            Some(value) => value,
+            None => events
+                .get(guard + 1..index)?
+                .iter()
+                .rev()
+                .find_map(|event| match &event.kind {
+                    EventKind::AttrAssign(assign)
+                        if assign.attr == field && assign.key.is_none() && !assign.augmented =>
+                    {
+                        Some(&assign.value)
+                    }
+                    _ => None,
+                })?,
+        },
+        _ => return None,
+    };
+    match &value.lit {
+        Lit::Str(text) => Some(Sym::new(text)),
+        Lit::Other => value
+            .path
+            .as_ref()
+            .filter(|path| !path.is_call())
+            .and_then(|path| path.last_name())
+            .map(Sym::new),
+        _ => None,
     }
 }
 
