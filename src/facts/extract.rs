@@ -1193,8 +1193,15 @@ impl<'e, 'c> Walker<'e, 'c> {
                     ends: ends(&clause.body),
                 },
             );
-            if let Some(test) = &clause.test {
-                self.expr(test, branch);
+            if let Some(clause_test) = &clause.test {
+                let value = self.expr(clause_test, branch);
+                // `elif x.status == "sending": return`: a guard of what follows the `if`, as
+                // the `if`'s own test is (the runs it lets by passed both).
+                if let Some(exit) = exits(&clause.body)
+                    && let Some(test) = self.guard_test(clause_test, &value)
+                {
+                    self.push_guard(block, clause.range, test, exit);
+                }
             }
             // `if x.sent: log(...)` / `else: send(...)`: the `else` runs only while the work is
             // not done, as if the `if` returned. A field's test there is a done flag only when

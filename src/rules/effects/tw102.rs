@@ -34,7 +34,8 @@ declare_rule! {
     /// branch that does work of its own on such a field: `if t.mode == "webhook": return
     /// t.post(body)` dispatches, and the mail after it is unguarded. A guard in each branch of
     /// an `if` with an `else` guards what follows the `if` (`if resend: if inv.resent: return`
-    /// / `else: if inv.sent: return`); in one branch only, it leaves the other path open.
+    /// / `else: if inv.sent: return`); in one branch only, it leaves the other path open. An
+    /// `elif` that returns is a guard as the `if` is (`elif inv.sent: return`).
     ///
     /// ## Why it matters on a second run
     /// Nothing records that the e-mail or SMS went out and nothing checks it: every redelivery
