@@ -25,6 +25,14 @@ use std::alloc::System as Inner;
 #[cfg(not(target_env = "msvc"))]
 use tikv_jemallocator::Jemalloc as Inner;
 
+/// jemalloc's options: pages freed go back to the system at once, not after its default ten
+/// seconds, as a run of twice is short and its peak is what counts. On the benchmark corpus
+/// the peak drops by about 1 MiB (198.6 MiB against 199.7 MiB, medians of five) for the same
+/// wall and CPU time. `_RJEM_MALLOC_CONF` in the environment still applies after it.
+#[cfg(not(target_env = "msvc"))]
+#[unsafe(export_name = "_rjem_malloc_conf")]
+pub static MALLOC_CONF: &[u8; 34] = b"dirty_decay_ms:0,muzzy_decay_ms:0\0";
+
 /// The global allocator twice's binary installs: the general allocator (jemalloc where it
 /// builds), plus the scratch arena.
 pub struct Allocator;
