@@ -3965,7 +3965,12 @@ impl<'e, 'c> Walker<'e, 'c> {
     fn call(&mut self, call: &ast::ExprCall, block: u32) -> Value {
         // `getattr(self, "_charge")` with a written-out name: the attribute, as `self._charge`.
         if let Some(attr) = self.getattr_attribute(call) {
-            return self.attribute(&attr, block);
+            let value = self.attribute(&attr, block);
+            // The default is evaluated whether or not it is used.
+            if let Some(default) = call.arguments.args.get(2) {
+                self.expr(default, block);
+            }
+            return value;
         }
         // `HANDLERS[kind](user)` on a dict (or list) of functions: a call of one of them, each
         // in a branch of its own, as an `if` choosing between them would be; so is
@@ -5284,7 +5289,7 @@ const MAX_STATES: usize = 8;
 const MAX_STATE_LEN: usize = 64;
 
 /// A state as written: a string's text, or the last name of a constant (`Status.SENT`).
-pub(crate) fn state_name(expr: &Expr) -> Option<Sym> {
+fn state_name(expr: &Expr) -> Option<Sym> {
     match expr {
         Expr::StringLiteral(s) => {
             let text = s.value.to_str();
