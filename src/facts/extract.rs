@@ -5243,12 +5243,9 @@ fn ends(suite: &[Stmt]) -> Ends {
     }
 }
 
-/// Whether `name` is a Python identifier (ASCII, as attribute names nearly always are).
+/// Whether `name` is a Python identifier: [`is_identifier_char`]s, not starting with a digit.
 fn is_identifier(name: &str) -> bool {
-    name.chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    name.chars().next().is_some_and(|c| !c.is_numeric()) && name.chars().all(is_identifier_char)
 }
 
 /// The states `field == "sent"` or `field in ("sent", Status.FAILED)` compares with, as
