@@ -744,9 +744,11 @@ fn collect(
             && path
                 .last_name()
                 .is_some_and(|class| project.catalog.is_manager_class(class));
-        if makes_manager && !spec_managers_has(project, name) && !model.manager_names.contains(name)
+        if makes_manager
+            && !spec_managers_has(project, name)
+            && !model.manager_names.iter().any(|m| m == name)
         {
-            model.manager_names.push(name.clone());
+            model.manager_names.push(name.to_string());
         }
         // `objects = EntryManager()`; `objects = EntryQuerySet.as_manager()` and
         // `Manager.from_queryset(EntryQuerySet)()` are named `EntryQuerySet()` by the facts.
@@ -779,12 +781,12 @@ fn collect(
                 }
                 // A field the model (or a nearer base) defines again replaces an abstract
                 // base's: `external_id = CharField(db_index=True)` over a `unique=True` one.
-                if model.fields.contains(name) {
+                if model.fields.iter().any(|f| f == name) {
                     continue;
                 }
-                model.fields.push(name.clone());
+                model.fields.push(name.to_string());
                 if spec.relation_fields.iter().any(|f| f == field_class) {
-                    model.relations.push(name.clone());
+                    model.relations.push(name.to_string());
                     let target = call
                         .keyword("to")
                         .or_else(|| call.args.first())
@@ -804,13 +806,13 @@ fn collect(
                         None => Some(format!("{}_set", class.name.to_ascii_lowercase())),
                     };
                     if !target.is_empty() {
-                        model.targets.push((name.clone(), target.clone()));
+                        model.targets.push((name.to_string(), target.clone()));
                     }
                     if let Some(related_name) = related_name
                         && is_root
                     {
                         model.reverse.push(Reverse {
-                            field: name.clone(),
+                            field: name.to_string(),
                             target,
                             related_name,
                         });
@@ -820,7 +822,7 @@ fn collect(
                     || flag("primary_key")
                     || spec.unique_fields.iter().any(|f| f == field_class)
                 {
-                    model.unique_sets.push(vec![name.clone()]);
+                    model.unique_sets.push(vec![name.to_string()]);
                 }
             }
             Orm::SqlAlchemy => {
@@ -831,7 +833,7 @@ fn collect(
                         .iter()
                         .any(|c| c.rsplit('.').next() == Some(field_class));
                 if is_column && (flag("unique") || flag("primary_key")) {
-                    model.unique_sets.push(vec![name.clone()]);
+                    model.unique_sets.push(vec![name.to_string()]);
                 }
             }
         }

@@ -1884,7 +1884,7 @@ impl<'a> Project<'a> {
         let asked: Vec<&str> = owner
             .methods
             .iter()
-            .map(|(method, _)| method.as_str())
+            .map(|(method, _)| method)
             .filter(|method| !method.starts_with("__"))
             .collect();
         let mut found: Option<(FuncId, &'a Class)> = None;

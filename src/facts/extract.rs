@@ -102,14 +102,13 @@ pub fn extract(
         is_package,
         imports: super::Imports::new(ex.imports),
         star_imports: ex.star_imports,
-        vars: ex.module_vars,
+        vars: super::Vars::new(ex.module_vars),
         classes: ex.classes,
         functions: ex.functions,
         deleted_tables: ex.deleted_tables,
         deleted_models: ex.deleted_models,
     };
     facts.drop_unread_arguments(catalog);
-    facts.shrink();
     facts
 }
 
@@ -1735,7 +1734,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                         if let Expr::Name(name) = target {
                             self.ex.classes[index]
                                 .attrs
-                                .insert(name.id.as_str().to_string(), value.clone());
+                                .insert(name.id.as_str(), value.clone());
                         }
                     }
                 }
@@ -1743,13 +1742,11 @@ impl<'e, 'c> Walker<'e, 'c> {
                     if let (Expr::Name(name), Some(value)) = (&*assign.target, &assign.value) {
                         let mut value = self.class_value(value);
                         value.set_label(assign.range.start());
-                        self.ex.classes[index]
-                            .attrs
-                            .insert(name.id.as_str().to_string(), value);
+                        self.ex.classes[index].attrs.insert(name.id.as_str(), value);
                     } else if let (Expr::Name(name), true) = (&*assign.target, factories) {
                         self.ex.classes[index]
                             .attrs
-                            .insert(name.id.as_str().to_string(), Value::default());
+                            .insert(name.id.as_str(), Value::default());
                     }
                 }
                 Stmt::ClassDef(inner) => {
@@ -1776,9 +1773,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                         .map(|d| self.decorator(&d.expression))
                         .collect();
                     self.ex.functions.push(function);
-                    self.ex.classes[index]
-                        .methods
-                        .insert(name.to_string(), fn_index);
+                    self.ex.classes[index].methods.insert(name, fn_index);
                     pending.push((fn_index, FunctionSource::Def(method)));
                 }
                 _ => {}
@@ -2448,17 +2443,17 @@ impl<'e, 'c> Walker<'e, 'c> {
                 .iter()
                 .any(|k| k.arg.as_ref().is_none_or(|arg| arg.as_str() == name))
         };
-        let tainted: Vec<(String, ThinVec<Taint>)> = class
+        let tainted: Vec<(&'static str, ThinVec<Taint>)> = class
             .attrs
             .iter()
             .enumerate()
             .filter(|(position, (name, value))| {
                 !value.taint.is_empty() && *position >= call.arguments.args.len() && !passed(name)
             })
-            .map(|(_, (name, value))| (name.clone(), value.taint.clone()))
+            .map(|(_, (name, value))| (name, value.taint.clone()))
             .collect();
         for (name, taint) in tainted {
-            self.set_attr_taint(target, &name, &taint);
+            self.set_attr_taint(target, name, &taint);
         }
     }
 

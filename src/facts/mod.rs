@@ -350,13 +350,6 @@ impl ModuleFacts {
             }
         }
     }
-
-    /// Gives back the spare capacity of the module variables' table, which [`Clone`] keeps:
-    /// every vector is copied out at its exact size ([`crate::parse`] keeps a copy of the facts
-    /// made in the scratch arena).
-    pub(crate) fn shrink(&mut self) {
-        self.vars.shrink_to_fit();
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -367,7 +360,7 @@ pub struct ModuleFacts {
     pub imports: Imports,
     pub star_imports: Vec<String>,
     /// Module-level assignments (last one wins).
-    pub vars: HashMap<String, Value>,
+    pub vars: Vars,
     pub classes: Vec<Class>,
     /// Functions and methods; index 0 is the module body.
     pub functions: Vec<Function>,
@@ -417,10 +410,56 @@ impl Imports {
     }
 }
 
+/// A module's variables (module-level assignments, the last one wins): name → value, sorted
+/// by name. A hash map of strings took a string and a bucket's slack for each of them, a
+/// fifth of the memory of all variables.
+#[derive(Clone, Debug, Default)]
+pub struct Vars(Box<[(Sym, Value)]>);
+
+impl Vars {
+    pub(crate) fn new(map: HashMap<String, Value>) -> Vars {
+        let mut entries: Vec<(Sym, Value)> = map
+            .into_iter()
+            .map(|(name, value)| (Sym::new(&name), value))
+            .collect();
+        entries.sort_unstable_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+        Vars(entries.into_boxed_slice())
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.0
+            .binary_search_by(|(key, _)| key.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.0[i].1)
+    }
+
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// (name, value) pairs, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &Value)> {
+        self.0.iter().map(|(name, value)| (name.as_str(), value))
+    }
+}
+
+impl<'m> IntoIterator for &'m Vars {
+    type Item = (&'static str, &'m Value);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'m, (Sym, Value)>,
+        fn(&(Sym, Value)) -> (&'static str, &Value),
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(name, value)| (name.as_str(), value))
+    }
+}
+
 /// A small map kept as a vector in first-insertion order: a class has a handful of attributes
-/// and methods, for which a hash table's buckets cost several times the entries.
+/// and methods, for which a hash table's buckets cost several times the entries. Keys are
+/// interned: an attribute or method name is 4 bytes here, not a string of its own.
 #[derive(Debug, Clone)]
-pub struct SmallMap<V>(Vec<(String, V)>);
+pub struct SmallMap<V>(Vec<(Sym, V)>);
 
 impl<V> Default for SmallMap<V> {
     fn default() -> Self {
@@ -430,7 +469,10 @@ impl<V> Default for SmallMap<V> {
 
 impl<V> SmallMap<V> {
     pub fn get(&self, key: &str) -> Option<&V> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.0
+            .iter()
+            .find(|(k, _)| k.as_str() == key)
+            .map(|(_, v)| v)
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
@@ -438,22 +480,22 @@ impl<V> SmallMap<V> {
     }
 
     /// Sets `key` to `value`, where it was if it was there; returns the value it replaces.
-    pub fn insert(&mut self, key: String, value: V) -> Option<V> {
-        match self.0.iter_mut().find(|(k, _)| *k == key) {
+    pub fn insert(&mut self, key: &str, value: V) -> Option<V> {
+        match self.0.iter_mut().find(|(k, _)| k.as_str() == key) {
             Some((_, old)) => Some(std::mem::replace(old, value)),
             None => {
-                self.0.push((key, value));
+                self.0.push((Sym::new(key), value));
                 None
             }
         }
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &V)> {
-        self.0.iter().map(|(k, v)| (k, v))
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &V)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v))
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &String> {
-        self.0.iter().map(|(k, _)| k)
+    pub fn keys(&self) -> impl Iterator<Item = &'static str> {
+        self.0.iter().map(|(k, _)| k.as_str())
     }
 
     pub fn values(&self) -> impl Iterator<Item = &V> {
@@ -478,12 +520,12 @@ impl<V> SmallMap<V> {
 }
 
 impl<'m, V> IntoIterator for &'m SmallMap<V> {
-    type Item = (&'m String, &'m V);
+    type Item = (&'static str, &'m V);
     type IntoIter =
-        std::iter::Map<std::slice::Iter<'m, (String, V)>, fn(&(String, V)) -> (&String, &V)>;
+        std::iter::Map<std::slice::Iter<'m, (Sym, V)>, fn(&(Sym, V)) -> (&'static str, &V)>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.0.iter().map(|(k, v)| (k, v))
+        self.0.iter().map(|(k, v)| (k.as_str(), v))
     }
 }
 
@@ -1570,14 +1612,14 @@ def configure_imported():
     fn small_map_replaces_in_place_and_keeps_first_insertion_order() {
         let mut map = SmallMap::default();
         assert!(map.is_empty());
-        assert_eq!(map.insert("max_retries".to_string(), 3), None);
-        assert_eq!(map.insert("acks_late".to_string(), 1), None);
-        assert_eq!(map.insert("max_retries".to_string(), 5), Some(3));
+        assert_eq!(map.insert("max_retries", 3), None);
+        assert_eq!(map.insert("acks_late", 1), None);
+        assert_eq!(map.insert("max_retries", 5), Some(3));
         assert_eq!(map.len(), 2);
         assert_eq!(map.get("max_retries"), Some(&5));
         assert!(map.contains_key("acks_late"));
         assert!(!map.contains_key("bind"));
-        let keys: Vec<&String> = map.keys().collect();
+        let keys: Vec<&str> = map.keys().collect();
         assert_eq!(keys, ["max_retries", "acks_late"]);
         map.values_mut().for_each(|v| *v += 1);
         assert_eq!((&map).into_iter().map(|(_, v)| *v).sum::<i32>(), 8);
