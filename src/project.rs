@@ -4824,11 +4824,11 @@ fn raise_skips(function: &Function, block: u32, target: u32) -> bool {
 
 /// Whether leaving from `guard_block` (by `return`, `raise` or `continue`) prevents reaching
 /// `target`: the guard's block, or a block it always runs through (`with`, `try`), contains the
-/// target. A conditional block (a branch, a loop body, a handler) ends the walk: past it, some
-/// path skips the guard; except a branch of an `if` with an `else` whose other branches all
-/// return, raise or hold a guard of their own (`if resend: if inv.resent: return` / `else:
-/// if inv.sent: return`), which every run past the `if` went through. A `continue` guard stops
-/// at its loop, so it covers that body only.
+/// target, outside the `finally` of a `try` it leaves. A conditional block (a branch, a loop
+/// body, a handler) ends the walk: past it, some path skips the guard; except a branch of an
+/// `if` with an `else` whose other branches all return, raise or hold a guard of their own
+/// (`if resend: if inv.resent: return` / `else: if inv.sent: return`), which every run past
+/// the `if` went through. A `continue` guard stops at its loop, so it covers that body only.
 pub(crate) fn guard_covers(function: &Function, guard_block: u32, target: u32) -> bool {
     guard_covers_within(function, guard_block, target, 0)
 }
@@ -4865,6 +4865,15 @@ fn guard_covers_within(function: &Function, guard_block: u32, target: u32, depth
             return false;
         };
         match (&info.kind, info.parent) {
+            // `try: if run.finished: return` / `finally: post(...)`: the `finally` runs on the
+            // guard's way out too.
+            (BlockKind::Try { .. }, Some(_))
+                if function
+                    .finally_of(block)
+                    .is_some_and(|finally| function.block_within(target, finally)) =>
+            {
+                return false;
+            }
             (BlockKind::With { .. } | BlockKind::Try { .. } | BlockKind::Finally, Some(parent)) => {
                 block = parent
             }

@@ -964,6 +964,19 @@ impl Function {
         })
     }
 
+    /// The `finally` block of the `try` statement whose body is `try_body` (every `try` has
+    /// one, empty when the statement has none): the first `finally` after it beside it.
+    pub fn finally_of(&self, try_body: u32) -> Option<u32> {
+        let blocks = self.blocks();
+        let parent = blocks.get(try_body as usize)?.parent;
+        let after = try_body as usize + 1;
+        blocks
+            .get(after..)?
+            .iter()
+            .position(|blk| blk.parent == parent && matches!(blk.kind, BlockKind::Finally))
+            .and_then(|offset| u32::try_from(after + offset).ok())
+    }
+
     /// `block` and the blocks that contain it, innermost first.
     pub fn ancestors(&self, block: u32) -> impl Iterator<Item = u32> + '_ {
         std::iter::successors(Some(block), |b| {
