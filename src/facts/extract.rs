@@ -1077,7 +1077,20 @@ impl<'e, 'c> Walker<'e, 'c> {
                             ends: ends(&case.body),
                         },
                     );
+                    // A case's guard is tested once its pattern matched: in the case's branch.
+                    let guard_value = case.guard.as_ref().map(|guard| self.expr(guard, branch));
                     self.suite(&case.body, branch, pending);
+                    // `case _ if invoice.reminder_level >= level: return` is `if
+                    // invoice.reminder_level >= level: return`, when the pattern matches anything.
+                    if !guarded
+                        && let (Some(guard), Some(value)) = (&case.guard, &guard_value)
+                        && matches!(&case.pattern, ast::Pattern::MatchAs(m) if m.pattern.is_none())
+                        && let Some(exit) = exits(&case.body)
+                        && let Some(test) = self.guard_test(guard, value)
+                    {
+                        guarded = true;
+                        self.push_guard(block, case.range, test, exit);
+                    }
                     // `match x.status: case "sent": return` is `if x.status == "sent": return`:
                     // it guards what follows, the later cases included.
                     if !guarded

@@ -35,7 +35,9 @@ declare_rule! {
     /// t.post(body)` dispatches, and the mail after it is unguarded. A guard in each branch of
     /// an `if` with an `else` guards what follows the `if` (`if resend: if inv.resent: return`
     /// / `else: if inv.sent: return`); in one branch only, it leaves the other path open. An
-    /// `elif` that returns is a guard as the `if` is (`elif inv.sent: return`).
+    /// `elif` that returns is a guard as the `if` is (`elif inv.sent: return`), and so is a
+    /// `case _ if inv.sent: return` of a `match`. A guard inside a `try` does not guard its
+    /// `finally`, which runs on the guard's way out as well.
     ///
     /// ## Why it matters on a second run
     /// Nothing records that the e-mail or SMS went out and nothing checks it: every redelivery
