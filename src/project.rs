@@ -402,6 +402,9 @@ pub struct Project<'a> {
     settings_used: Vec<u32>,
     /// Per file, its project folder, and which folder holds each ([`Scopes`]).
     scopes: &'a Scopes,
+    /// The files of modules named like Django settings (a part of the name contains
+    /// `settings`): where `django.conf.settings.NAME` is looked up ([`Project::django_setting`]).
+    django_settings_files: Vec<u32>,
     /// Module variables whose type only run time knows, typed by the API called on them
     /// (`app.config_from_object(...)` makes `app` a Celery app).
     inferred_types: HashMap<String, QPath>,
@@ -429,6 +432,9 @@ pub struct Project<'a> {
     /// function: only tasks and the helpers they reach are asked.
     raising_calls: std::sync::Mutex<HashMap<FuncId, Box<[u32]>>>,
 }
+
+/// Django's settings object, whose attributes are the settings modules' upper-case names.
+const DJANGO_SETTINGS_OBJECT: &str = "django.conf.settings";
 
 impl<'a> Project<'a> {
     pub fn new(
@@ -510,6 +516,19 @@ impl<'a> Project<'a> {
             settings: Vec::new(),
             settings_used: Vec::new(),
             scopes,
+            django_settings_files: files
+                .iter()
+                .enumerate()
+                .filter(|(_, file)| {
+                    file.facts.as_ref().is_some_and(|facts| {
+                        facts
+                            .module
+                            .split('.')
+                            .any(|part| part.contains("settings"))
+                    })
+                })
+                .filter_map(|(i, _)| u32::try_from(i).ok())
+                .collect(),
             inferred_types: HashMap::default(),
             roots,
             defined_heads,
@@ -805,8 +824,36 @@ impl<'a> Project<'a> {
         let path = value.path.as_ref().filter(|p| !p.is_call())?;
         let canonical = self.canonical(path);
         let (name, module) = canonical.segs().split_last()?;
-        let file = self.module_of(&QPath(module.to_vec()).dotted())?;
+        let module = QPath(module.to_vec()).dotted();
+        if module == DJANGO_SETTINGS_OBJECT {
+            return self.django_setting(name.name.as_str());
+        }
+        let file = self.module_of(&module)?;
         Some((self.facts(file)?.vars.get(name.name.as_str())?, file))
+    }
+
+    /// What `django.conf.settings.NAME` reads: `NAME` of the project's settings modules, when
+    /// those that set it agree on its value (`base.py` and `prod.py` that give a lock TTL two
+    /// values leave it unknown). Django's `settings` object has upper-case names only.
+    fn django_setting(&self, name: &str) -> Option<(&'a Value, u32)> {
+        if !name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        {
+            return None;
+        }
+        let mut found: Option<(&'a Value, u32)> = None;
+        for &file in &self.django_settings_files {
+            let Some(value) = self.facts(file).and_then(|facts| facts.vars.get(name)) else {
+                continue;
+            };
+            match found {
+                None => found = Some((value, file)),
+                Some((first, _)) if first.same_literal(value) => {}
+                Some(_) => return None,
+            }
+        }
+        found
     }
 
     fn constant_at(&self, value: &Value, depth: u32) -> Option<Value> {

@@ -155,6 +155,17 @@ impl Value {
         }
     }
 
+    /// Whether both are the same written literal: a number (`60` and `60.0`), a string, a
+    /// boolean or `None`. Anything else is not known to be the same.
+    pub fn same_literal(&self, other: &Value) -> bool {
+        match (&self.lit, &other.lit) {
+            (Lit::Str(a), Lit::Str(b)) => a == b,
+            (Lit::Bool(a), Lit::Bool(b)) => a == b,
+            (Lit::None, Lit::None) => true,
+            _ => self.as_f64().is_some_and(|a| other.as_f64() == Some(a)),
+        }
+    }
+
     pub fn as_bool(&self) -> Option<bool> {
         match self.lit {
             Lit::Bool(b) => Some(b),

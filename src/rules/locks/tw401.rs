@@ -24,6 +24,8 @@ declare_rule! {
     /// is one of the decorator's or the helper's parameters is the argument given for it, else
     /// its default (`def single_instance(name, ttl=30)` applied as `@single_instance("sync")`:
     /// 30 s); in a class, `self.ttl` set from `__init__`'s `ttl` is the constructor's argument.
+    /// A TTL read from Django's settings object (`timeout=settings.STOCK_LOCK_TTL`) is the
+    /// value the project's settings modules give it, when they agree on one.
     ///
     /// ## Why it matters on a second run
     /// The lock expires while the first run is still working. A redelivered or duplicate message
