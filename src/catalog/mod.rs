@@ -913,6 +913,10 @@ struct RawTransactions {
     connection_methods: Vec<String>,
     #[serde(default)]
     database_keyword: Option<String>,
+    #[serde(default)]
+    dispatch_method: Option<String>,
+    #[serde(default)]
+    handler_methods: Vec<String>,
 }
 
 /// Database transactions: context managers, decorators, and what runs after the commit.
@@ -935,6 +939,12 @@ pub struct Transactions {
     /// opened on: Django's `atomic(using="events")`. Blocks on different databases are
     /// separate transactions, however they nest.
     pub database_keyword: Option<Sym>,
+    /// A class's request dispatcher (Django's `View.dispatch`): a decorator wrapper on the
+    /// class named for it (`name="dispatch"`) applies to the [`Transactions::handler_methods`]
+    /// too.
+    pub dispatch_method: Option<Sym>,
+    /// The request handlers the dispatcher calls (`get`, `post`, ...).
+    pub handler_methods: Vec<Sym>,
 }
 
 impl Transactions {
@@ -1903,6 +1913,13 @@ impl Catalog {
                 unit_of_work_methods: raw.transactions.unit_of_work_methods,
                 connection_methods: raw.transactions.connection_methods,
                 database_keyword: raw.transactions.database_keyword.as_deref().map(Sym::new),
+                dispatch_method: raw.transactions.dispatch_method.as_deref().map(Sym::new),
+                handler_methods: raw
+                    .transactions
+                    .handler_methods
+                    .iter()
+                    .map(|m| Sym::new(m))
+                    .collect(),
             },
             models: raw.models,
             celery_settings: raw.celery_settings,

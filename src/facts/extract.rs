@@ -1686,6 +1686,55 @@ impl<'e, 'c> Walker<'e, 'c> {
         self.class_members(index, def, pending);
     }
 
+    /// `@method_decorator(transaction.atomic, name="post")` on a class decorates its `post`
+    /// as `@method_decorator(transaction.atomic)` on the method would; named for the request
+    /// dispatcher (`name="dispatch"`), the request handlers the class defines as well, which
+    /// the dispatcher runs inside it.
+    fn class_method_decorators(&mut self, index: usize, def: &ast::StmtClassDef) {
+        let transactions = &self.ex.catalog.transactions;
+        for expr in def.decorator_list.iter().map(|d| &d.expression) {
+            let Expr::Call(call) = expr else { continue };
+            let Some(Expr::StringLiteral(name)) = call
+                .arguments
+                .find_keyword("name")
+                .map(|keyword| &keyword.value)
+            else {
+                continue;
+            };
+            let name = name.value.to_str();
+            if !self
+                .pure(&call.func)
+                .path
+                .is_some_and(|path| transactions.is_decorator_wrapper(&path))
+            {
+                continue;
+            }
+            let dispatcher = transactions.dispatch_method.is_some_and(|d| d == name);
+            let targets: Vec<usize> = self.ex.classes[index]
+                .methods
+                .iter()
+                .filter(|(method, _)| {
+                    *method == name
+                        || dispatcher
+                            && transactions
+                                .handler_methods
+                                .iter()
+                                .any(|handler| handler == method)
+                })
+                .map(|(_, &fn_index)| fn_index)
+                .collect();
+            if targets.is_empty() {
+                continue;
+            }
+            let decorator = self.decorator(expr);
+            for fn_index in targets {
+                if let Some(function) = self.ex.functions.get_mut(fn_index) {
+                    function.decorators.push(decorator.clone());
+                }
+            }
+        }
+    }
+
     fn class_facts(&mut self, def: &ast::StmtClassDef, qualname: &str) -> usize {
         let (bases, keywords) = match &def.arguments {
             Some(arguments) => (
@@ -1792,6 +1841,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 _ => {}
             }
         }
+        self.class_method_decorators(index, def);
         // `self.x = ...` anywhere in the methods, evaluated ahead of the method bodies.
         let methods: Vec<(usize, &ast::StmtFunctionDef)> = def
             .body

@@ -7,7 +7,8 @@ declare_rule! {
     /// ## What it does
     /// Reports an effect — a payment, an e-mail, a message, an HTTP write — called inside a
     /// database transaction: `with transaction.atomic():`, a function decorated
-    /// `@transaction.atomic`, SQLAlchemy `session.begin()`/`engine.begin()`, psycopg and
+    /// `@transaction.atomic` (also through `@method_decorator(transaction.atomic)`, or on its
+    /// class with `name="post"`; `name="dispatch"` covers the class's request handlers), SQLAlchemy `session.begin()`/`engine.begin()`, psycopg and
     /// asyncpg `conn.transaction()` (also on a connection a pool hands out, `async with
     /// pool.acquire() as c:`), Peewee `db.atomic()`, Tortoise ORM `in_transaction()` and
     /// `@atomic()`, or a project generator made a context manager that opens one
