@@ -3650,7 +3650,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                 value
             }
             Expr::If(if_expr) => {
-                self.expr(&if_expr.test, block);
+                let test = self.expr(&if_expr.test, block);
                 // `sms(...) if user.prefers_sms else mail(...)`: one branch runs, as with an
                 // `if` statement. Only calls need branches of their own; a value of either
                 // branch stays in `block`.
@@ -3712,6 +3712,15 @@ impl<'e, 'c> Walker<'e, 'c> {
                     ..Value::default()
                 };
                 merge_taint(&mut value.taint, &orelse.taint);
+                // `f"order-{order_id}" if self.request.retries == 0 else None`: which branch a
+                // run gets depends on the delivery (or on chance), so the value does too.
+                let chosen_by: ThinVec<Taint> = test
+                    .taint
+                    .iter()
+                    .filter(|t| matches!(t, Taint::Meta { .. } | Taint::Nondet { .. }))
+                    .copied()
+                    .collect();
+                merge_taint(&mut value.taint, &chosen_by);
                 value
             }
             Expr::Lambda(lambda) => {

@@ -12,8 +12,9 @@ use crate::rules::{Checker, TaskView, declare_rule};
 declare_rule! {
     /// ## What it does
     /// Reports delivery metadata — `self.request.retries`, `self.request.id`, Dramatiq's
-    /// message id, RQ's job id — used in an idempotency or lock key. An error for the retry
-    /// counter, a warning for ids.
+    /// message id, RQ's job id — used in an idempotency or lock key, or choosing it (`key =
+    /// f"order-{id}" if self.request.retries == 0 else None` sends none on retries). An error
+    /// for the retry counter, a warning for ids.
     ///
     /// ## Why it matters on a second run
     /// `self.request.retries` changes on every retry, so the key is new each time: a request
