@@ -991,6 +991,15 @@ impl<'e, 'c> Walker<'e, 'c> {
                     self.expr(exc, block);
                 }
             }
+            // `if TYPE_CHECKING:` never runs: what it defines (stubs, imports for annotations,
+            // bound by the prescan) does nothing at run time. Its `else` does.
+            Stmt::If(stmt_if) if self.is_type_checking(&stmt_if.test) => {
+                for clause in &stmt_if.elif_else_clauses {
+                    if clause.test.is_none() {
+                        self.suite(&clause.body, block, pending);
+                    }
+                }
+            }
             Stmt::If(stmt_if) => self.stmt_if(stmt_if, block, pending),
             Stmt::For(stmt_for) => {
                 let iter = self.expr(&stmt_for.iter, block);
@@ -1142,6 +1151,18 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             _ => {}
         }
+    }
+
+    /// Whether a test is `typing.TYPE_CHECKING` (false at run time), however it is imported.
+    fn is_type_checking(&mut self, test: &Expr) -> bool {
+        matches!(test, Expr::Name(_) | Expr::Attribute(_))
+            && self.pure(test).path.is_some_and(|path| {
+                let names = path.segs().iter().map(|seg| (seg.name.as_str(), seg.call));
+                names.eq([
+                    ("typing", crate::path::Call::No),
+                    ("TYPE_CHECKING", crate::path::Call::No),
+                ])
+            })
     }
 
     fn stmt_if<'a>(&mut self, stmt_if: &'a ast::StmtIf, block: u32, pending: &mut Pending<'a>) {
