@@ -24,6 +24,9 @@ use crate::catalog::{Binder, CallRole, Catalog, HEADERS_KEYWORD, Orm};
 use crate::path::{Call, QPath, Seg, Sym, dotted_join};
 
 /// Taint lists are capped: a key depends on a handful of sources, not hundreds.
+/// `typing.TYPE_CHECKING`, false at run time ([`Walker::is_type_checking`]).
+const TYPE_CHECKING: &str = "TYPE_CHECKING";
+
 const MAX_TAINT: usize = 12;
 
 /// Collection literals keep their first entries only: keys and settings are in small dicts,
@@ -1155,12 +1158,18 @@ impl<'e, 'c> Walker<'e, 'c> {
 
     /// Whether a test is `typing.TYPE_CHECKING` (false at run time), however it is imported.
     fn is_type_checking(&mut self, test: &Expr) -> bool {
-        matches!(test, Expr::Name(_) | Expr::Attribute(_))
+        // The name first: this runs for every `if`.
+        let named = match test {
+            Expr::Name(name) => name.id.as_str() == TYPE_CHECKING,
+            Expr::Attribute(attr) => attr.attr.as_str() == TYPE_CHECKING,
+            _ => false,
+        };
+        named
             && self.pure(test).path.is_some_and(|path| {
                 let names = path.segs().iter().map(|seg| (seg.name.as_str(), seg.call));
                 names.eq([
                     ("typing", crate::path::Call::No),
-                    ("TYPE_CHECKING", crate::path::Call::No),
+                    (TYPE_CHECKING, crate::path::Call::No),
                 ])
             })
     }
