@@ -521,10 +521,7 @@ impl<'a> Project<'a> {
                 .enumerate()
                 .filter(|(_, file)| {
                     file.facts.as_ref().is_some_and(|facts| {
-                        facts
-                            .module
-                            .split('.')
-                            .any(|part| part.contains("settings"))
+                        crate::settings::named_like_django_settings(&facts.module)
                     })
                 })
                 .filter_map(|(i, _)| u32::try_from(i).ok())

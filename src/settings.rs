@@ -332,10 +332,7 @@ impl CelerySettings {
             // loads (its `config_from_object` may be outside the checked files).
             let is_django_settings = (!sources.namespaces.is_empty()
                 || (sources.modules.is_empty() && sources.classes.is_empty()))
-                && (facts
-                    .module
-                    .split('.')
-                    .any(|part| part.contains("settings"))
+                && (named_like_django_settings(&facts.module)
                     || sources.django_modules.contains(&facts.module));
             let is_celeryconfig = sources.modules.contains(&facts.module)
                 || (last == "celeryconfig" && (!own_app || sources.modules.is_empty()));
@@ -697,6 +694,12 @@ fn is_conf_update(project: &Project, method: &str) -> bool {
         .conf_update_methods
         .iter()
         .any(|m| m == method)
+}
+
+/// Whether a module is named like Django settings: a part of its name contains `settings`
+/// (`proj.settings`, `config.settings.prod`, `proj.settings_local`).
+pub(crate) fn named_like_django_settings(module: &str) -> bool {
+    module.split('.').any(|part| part.contains("settings"))
 }
 
 /// The keyword of `Celery(...)` that names the app's default task class.

@@ -23,10 +23,10 @@ use super::{
 use crate::catalog::{Binder, CallRole, Catalog, HEADERS_KEYWORD, Orm};
 use crate::path::{Call, QPath, Seg, Sym, dotted_join};
 
-/// Taint lists are capped: a key depends on a handful of sources, not hundreds.
 /// `typing.TYPE_CHECKING`, false at run time ([`Walker::is_type_checking`]).
 const TYPE_CHECKING: &str = "TYPE_CHECKING";
 
+/// Taint lists are capped: a key depends on a handful of sources, not hundreds.
 const MAX_TAINT: usize = 12;
 
 /// Collection literals keep their first entries only: keys and settings are in small dicts,

@@ -8,12 +8,13 @@ declare_rule! {
     /// Reports an effect — a payment, an e-mail, a message, an HTTP write — called inside a
     /// database transaction: `with transaction.atomic():`, a function decorated
     /// `@transaction.atomic` (also through `@method_decorator(transaction.atomic)`, or on its
-    /// class with `name="post"`; `name="dispatch"` covers the class's request handlers), SQLAlchemy `session.begin()`/`engine.begin()`, psycopg and
-    /// asyncpg `conn.transaction()` (also on a connection a pool hands out, `async with
-    /// pool.acquire() as c:`), Peewee `db.atomic()`, Tortoise ORM `in_transaction()` and
-    /// `@atomic()`, or a project generator made a context manager that opens one
-    /// around its `yield` (`with unit_of_work():`). Anywhere in the project, not only in tasks;
-    /// effects reached through project helpers are reported at the call in the transaction.
+    /// class with `name="post"`; `name="dispatch"` covers the class's request handlers),
+    /// SQLAlchemy `session.begin()`/`engine.begin()`, psycopg and asyncpg `conn.transaction()`
+    /// (also on a connection a pool hands out, `async with pool.acquire() as c:`), Peewee
+    /// `db.atomic()`, Tortoise ORM `in_transaction()` and `@atomic()`, or a project generator
+    /// made a context manager that opens one around its `yield` (`with unit_of_work():`).
+    /// Anywhere in the project, not only in tasks; effects reached through project helpers are
+    /// reported at the call in the transaction.
     ///
     /// ## Why it matters on a second run
     /// The network call holds the transaction, its row locks and its connection open for as
