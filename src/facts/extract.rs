@@ -2126,6 +2126,30 @@ impl<'e, 'c> Walker<'e, 'c> {
                     self.add_client_headers(client.id.as_str(), vec![entry]);
                     return;
                 }
+                // `app.conf["task_acks_late"] = True`: a setting written as an item of the
+                // app's settings, which Celery's `conf` (a mapping) takes as the attribute.
+                if let Expr::Attribute(conf) = &*sub.value
+                    && conf.attr.as_str() == crate::settings::CELERY_CONF
+                    && let Some(var) = root_name(&conf.value)
+                    && let Some(object) = self.pure(&sub.value).path
+                    && object
+                        .last_name()
+                        .is_some_and(|last| last == crate::settings::CELERY_CONF)
+                {
+                    self.push_event(
+                        block,
+                        EventKind::AttrAssign(Box::new(AttrAssign {
+                            range: target.range(),
+                            object: Some(object),
+                            var: Sym::new(var),
+                            attr: Sym::new(key.value.to_str()),
+                            key: None,
+                            augmented: false,
+                            value: value.clone(),
+                        })),
+                    );
+                    return;
+                }
                 // `app.conf.broker_transport_options["visibility_timeout"] = 7200`: an entry of
                 // a setting (only on a `conf`, so that no other object's writes change).
                 if let Expr::Attribute(attr) = &*sub.value
