@@ -4187,7 +4187,7 @@ impl<'a> Project<'a> {
     /// Whether the function releases set-if-absent keys in an exception handler: when the
     /// work fails, the marker goes with it (`except Exception: redis.delete(marker); raise`),
     /// and the retry does the work. Kept when the work succeeds, the key is still a done-guard.
-    fn releases_keys_on_failure(&self, function: &Function) -> bool {
+    pub fn releases_keys_on_failure(&self, function: &Function) -> bool {
         self.releases_keys_in(function, |k| matches!(k, BlockKind::Handler { .. }))
     }
 
@@ -4201,12 +4201,25 @@ impl<'a> Project<'a> {
         })
     }
 
+    /// Whether the key a claim helper takes (its [`Summary::claim_marker`], a cache key) is a
+    /// lock's when `caller` asks it: `caller` gives its keys back in a `finally` (`if not
+    /// try_lock(key): return`, then `finally: unlock(key)`), so the next run takes it again.
+    pub fn claim_released(&self, summary: &Summary, caller: &Function) -> bool {
+        summary
+            .claim_marker
+            .is_some_and(|(_, transactional)| !transactional)
+            && self.releases_keys(caller)
+    }
+
     /// Whether a call is of a project function that releases a key itself: `finally:
     /// release_lock(key)` with `def release_lock(key): cache.delete(key)`.
     fn helper_releases(&self, call: &CallSite) -> bool {
         let Some(path) = &call.path else {
             return false;
         };
+        if call.marks.releases_other_key() {
+            return false;
+        }
         let Some(helper) = self
             .resolve_function(&self.canonical(path), None)
             .and_then(|id| self.function(id))
@@ -4319,7 +4332,7 @@ impl<'a> Project<'a> {
             GuardTest::Helper { path, negated } => self
                 .resolve_function(&self.canonical(path), Some(id))
                 .and_then(|callee| self.summary(callee))
-                .is_some_and(|s| s.guards(*negated, function)),
+                .is_some_and(|s| s.guards(*negated, function) && !self.claim_released(s, function)),
             _ => true,
         }) || self.raising_guard_before(id, function, index)
     }

@@ -2021,11 +2021,28 @@ impl Catalog {
                     .any(|seg| self.wildcard_names.contains(&seg.name))
             })
         };
-        if self.argument_names.contains(&call.method) || in_wildcard_sink() {
+        if self.argument_names.contains(&call.method)
+            || in_wildcard_sink()
+            || self.names_lock_helper(call.method)
+        {
             ArgumentFilter::All
         } else {
             self.class_call_filter(call.path.as_ref())
         }
+    }
+
+    /// Whether a call's name says it takes or gives a lock (`try_lock(key, 60)`,
+    /// `acquire_lock(name, ttl)`; a word ending as [`LockExtension::names_lock`]'s): the project
+    /// helper may set its key with a TTL of its arguments. Tested for every call, so the
+    /// common case is one substring search.
+    fn names_lock_helper(&self, method: Sym) -> bool {
+        let name = method.as_str();
+        name.len() > 4
+            && name
+                .as_bytes()
+                .windows(4)
+                .any(|w| w.eq_ignore_ascii_case(b"lock"))
+            && self.lock_extension.names_lock(name)
     }
 
     /// [`Catalog::argument_filter`] for a call in a class body (a model field, a constraint),
@@ -2510,6 +2527,16 @@ impl Catalog {
     }
 
     /// The lock API a call uses, if it takes a lock or a set-if-absent marker.
+    /// Whether a call named `method` (its last name) may be a lock API's: a cheap test before
+    /// [`Catalog::lock`] over a body's call names.
+    pub fn may_name_lock(&self, method: &str) -> bool {
+        self.locks.iter().any(|lock| {
+            lock.patterns
+                .iter()
+                .any(|p| p.last_literal() == Some(method))
+        })
+    }
+
     pub fn lock(&self, path: &QPath, call: &CallSite) -> Option<&LockApi> {
         let method = path.last_name()?;
         let receiver = call.receiver_lowercase();

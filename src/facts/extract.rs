@@ -23,6 +23,9 @@ use super::{
 use crate::catalog::{Binder, CallRole, Catalog, HEADERS_KEYWORD, Orm};
 use crate::path::{Call, QPath, Seg, Sym, dotted_join};
 
+/// Builtins that test the items of an iterable (`any(n.sent for n in notices)`).
+const ROW_TESTS: [&str; 2] = ["any", "all"];
+
 /// `typing.TYPE_CHECKING`, false at run time ([`Walker::is_type_checking`]).
 const TYPE_CHECKING: &str = "TYPE_CHECKING";
 
@@ -994,6 +997,27 @@ impl<'e, 'c> Walker<'e, 'c> {
                     self.expr(exc, block);
                 }
             }
+            // `assert not invoice.reminder_sent`: raises when the test fails, as `if
+            // invoice.reminder_sent: raise` does.
+            Stmt::Assert(assert) => {
+                self.expr(&assert.test, block);
+                if let Some(msg) = &assert.msg {
+                    self.expr(msg, block);
+                }
+                let failed = match &*assert.test {
+                    Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => (*unary.operand).clone(),
+                    test => Expr::UnaryOp(ast::ExprUnaryOp {
+                        node_index: ast::AtomicNodeIndex::default(),
+                        range: test.range(),
+                        op: UnaryOp::Not,
+                        operand: Box::new(test.clone()),
+                    }),
+                };
+                let value = self.pure(&failed);
+                if let Some(test) = self.guard_test(&failed, &value) {
+                    self.push_guard(block, assert.range, test, Exit::Raise);
+                }
+            }
             // `if TYPE_CHECKING:` never runs: what it defines (stubs, imports for annotations,
             // bound by the prescan) does nothing at run time. Its `else` does.
             Stmt::If(stmt_if) if self.is_type_checking(&stmt_if.test) => {
@@ -1465,13 +1489,33 @@ impl<'e, 'c> Walker<'e, 'c> {
                 _ => None,
             })
             .collect();
-        if markers.is_empty() {
+        // `if not try_lock(lock_key, 900): return`: a helper that may take a key, named by the
+        // helper call's first argument.
+        let helpers: Vec<(TextRange, &QPath)> = self
+            .events
+            .iter()
+            .filter_map(|event| match &event.kind {
+                EventKind::Guard(guard) => match &guard.test {
+                    GuardTest::Helper { path, .. } => Some((guard.range, path)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        if markers.is_empty() && helpers.is_empty() {
             return;
         }
         let mut keys: Vec<&str> = Vec::new();
         let mut objects: Vec<Option<Sym>> = Vec::new();
         for event in &self.events {
             match &event.kind {
+                EventKind::Call(call)
+                    if helpers.iter().any(|(range, path)| {
+                        range.contains_range(call.range) && call.path.as_ref() == Some(*path)
+                    }) =>
+                {
+                    keys.extend(call.args().first().and_then(text));
+                }
                 EventKind::Call(call) if markers.contains(&call.range) => {
                     // The key first, or by the keyword the APIs name it (`set(name=k, nx=True)`).
                     let key = call.args().first().or_else(|| {
@@ -1497,16 +1541,27 @@ impl<'e, 'c> Walker<'e, 'c> {
             let EventKind::Call(call) = &mut event.kind else {
                 continue;
             };
-            if call.star_args || !release.names_key(call) || !release.releases(call) {
+            if call.star_args {
                 continue;
             }
-            let other = match call.args().first().and_then(text) {
-                // `cache.delete_many([lock_key, progress_key])`.
-                Some(released) if released.starts_with(['[', '(']) => {
-                    !keys.iter().any(|key| released.contains(key))
+            let first = call.args().first().and_then(text);
+            let by_catalog = release.releases(call);
+            let other = if by_catalog && release.names_key(call) {
+                match first {
+                    // `cache.delete_many([lock_key, progress_key])`.
+                    Some(released) if released.starts_with(['[', '(']) => {
+                        !keys.iter().any(|key| released.contains(key))
+                    }
+                    Some(released) => !keys.contains(&released),
+                    None => call.keywords().is_empty() && !objects.contains(&call.receiver_var),
                 }
-                Some(released) => !keys.contains(&released),
-                None => call.keywords().is_empty() && !objects.contains(&call.receiver_var),
+            } else {
+                // `release_lock(progress_key)`: a project helper that may delete what it is
+                // given (the project decides), given another key. (A catalog release that
+                // takes its key elsewhere, `r.eval(SCRIPT, 1, key)`, is not compared.)
+                !by_catalog
+                    && !keys.is_empty()
+                    && first.is_some_and(|released| !keys.contains(&released))
             };
             if other {
                 call.marks.set_releases_other_key();
@@ -2906,6 +2961,28 @@ impl<'e, 'c> Walker<'e, 'c> {
                     Expr::Name(name) => name.id.as_str(),
                     _ => return None,
                 };
+                // `if any(n.kind == "overdue" for n in invoice.notices.all()): return`: a test
+                // of the rows loaded, as `.filter(kind="overdue").exists()` is of the table's.
+                if ROW_TESTS.contains(&method)
+                    && matches!(&*call.func, Expr::Name(_))
+                    && self.is_builtin_call(method)
+                {
+                    let elt = match &call.arguments.args[..] {
+                        [Expr::Generator(generator)] if call.arguments.keywords.is_empty() => {
+                            &generator.elt
+                        }
+                        [Expr::ListComp(list)] if call.arguments.keywords.is_empty() => &list.elt,
+                        _ => return None,
+                    };
+                    let inner = self.pure(elt);
+                    return match self.guard_test(elt, &inner)? {
+                        GuardTest::DoneCheck { .. } => Some(GuardTest::DoneCheck {
+                            field: None,
+                            states: ThinVec::new(),
+                        }),
+                        _ => None,
+                    };
+                }
                 if self.ex.catalog.is_done_check(method) {
                     return Some(GuardTest::DoneCheck {
                         field: None,

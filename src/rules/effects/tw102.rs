@@ -37,7 +37,11 @@ declare_rule! {
     /// / `else: if inv.sent: return`); in one branch only, it leaves the other path open. An
     /// `elif` that returns is a guard as the `if` is (`elif inv.sent: return`), and so is a
     /// `case _ if inv.sent: return` of a `match`. A guard inside a `try` does not guard its
-    /// `finally`, which runs on the guard's way out as well.
+    /// `finally`, which runs on the guard's way out as well. An `assert` raises as `if not
+    /// ...: raise` does (`assert not inv.sent` is a done-guard), and `any(...)`/`all(...)` over
+    /// the rows the task loaded tests them as `.exists()` tests the table (`if any(n.kind ==
+    /// "overdue" for n in inv.notices.all()): return`); a test of their values for an ordering
+    /// (`any(line.amount < 0 for ...)`) is a validation, not a done-guard.
     ///
     /// ## Why it matters on a second run
     /// Nothing records that the e-mail or SMS went out and nothing checks it: every redelivery

@@ -194,7 +194,9 @@ fn claimed_before(project: &Project, hop: Hop) -> bool {
                     .resolve_function(&project.canonical(path), Some(hop.func))
                     .and_then(|callee| project.summary(callee))
                     .is_some_and(|s| {
-                        s.writes_state && (s.returns_false_when_done || s.returns_done_check)
+                        s.writes_state
+                            && (s.returns_false_when_done || s.returns_done_check)
+                            && !project.claim_released(s, function)
                     }),
                 _ => false,
             };

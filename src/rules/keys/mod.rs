@@ -8,8 +8,8 @@ use ruff_text_size::TextRange;
 
 use crate::facts::{EventKind, GuardTest, Value};
 use crate::i18n::{Lang, tr};
-use crate::project::{FuncId, KeyStatus, Project, Summary};
-use crate::rules::TaskView;
+use crate::project::{CallClass, FuncId, Hop, KeyStatus, Project, Summary};
+use crate::rules::{Argument, TaskView, argument_for};
 
 /// A value a task uses as an idempotency, lock or de-duplication key.
 pub struct KeyUse<'a> {
@@ -92,7 +92,52 @@ pub fn key_uses<'a>(project: &Project, task: &'a TaskView, lang: Lang) -> Vec<Ke
             });
         }
     }
+    helper_lock_keys(project, task, lang, &mut uses);
     uses
+}
+
+/// The keys of the locks and markers the task's project helpers take under one of their
+/// parameters, as the task passes them: `try_lock(lock_key, 900)` over `def try_lock(key,
+/// ttl): return r.set(key, "1", nx=True, ex=ttl)` names its lock `lock_key`.
+fn helper_lock_keys(project: &Project, task: &TaskView, lang: Lang, uses: &mut Vec<KeyUse>) {
+    for (index, event) in task.function.events().iter().enumerate() {
+        if !matches!(event.kind, EventKind::Call(_)) {
+            continue;
+        }
+        let Some(CallClass::Project(callee)) = project.call_class(task.id, index) else {
+            continue;
+        };
+        let Some(helper) = project
+            .function(*callee)
+            .filter(|helper| helper.calls_named(|name| project.catalog.may_name_lock(&name)))
+        else {
+            continue;
+        };
+        let caller = Hop {
+            func: task.id,
+            event: u32::try_from(index).unwrap_or(u32::MAX),
+        };
+        for inner in helper.events() {
+            let EventKind::Call(call) = &inner.kind else {
+                continue;
+            };
+            let Some(path) = &call.path else { continue };
+            let Some(name) = project
+                .catalog
+                .lock(&project.canonical(path), call)
+                .and_then(|lock| lock.name(call))
+            else {
+                continue;
+            };
+            if let Argument::Given(argument) = argument_for(project, *callee, caller, name) {
+                uses.push(KeyUse {
+                    value: Cow::Owned(argument.clone()),
+                    func: task.id,
+                    what: tr!(lang, "keys.lock", call = crate::project::call_label(call)),
+                });
+            }
+        }
+    }
 }
 
 /// The summary of the project helper whose result a key value carries

@@ -78,7 +78,7 @@ impl LockUse<'_> {
 /// `finally` or a `with`). Set-if-absent keys never released are markers (TW303), not locks.
 pub fn locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>> {
     let mut found = Vec::new();
-    for (call, api) in lock_calls(project, &[task.function]) {
+    for (call, api) in lock_calls(project, &[task.function], false) {
         found.push(LockUse {
             call,
             api,
@@ -104,7 +104,7 @@ pub fn locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>> {
             .iter()
             .filter(|f| std::ptr::eq(*f, outer) || is_nested_in(facts, f, outer))
             .collect();
-        for (call, api) in lock_calls(project, &functions) {
+        for (call, api) in lock_calls(project, &functions, false) {
             found.push(LockUse {
                 call,
                 api,
@@ -151,7 +151,10 @@ fn helper_locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>
                     project.catalog.is_context_manager(&project.canonical(path))
                 })
             });
-        for (lock, api) in lock_calls(project, &[function]) {
+        // `if not try_lock(key, 60): return` over `return r.set(key, 1, nx=True, ex=ttl)`,
+        // then `finally: unlock(key)`: the key the helper sets is the task's lock.
+        let released = project.releases_keys(task.function);
+        for (lock, api) in lock_calls(project, &[function], released) {
             if !context_manager && !function.returns().iter().any(|v| is_result_of(v, lock)) {
                 continue;
             }
@@ -231,14 +234,17 @@ fn is_result_of(value: &Value, call: &CallSite) -> bool {
             .all(|(a, b)| a.name == b.name)
 }
 
-/// Lock calls in these functions; set-if-absent keys count only when released in a `finally`.
+/// Lock calls in these functions; set-if-absent keys count only when released in a `finally`
+/// (of these functions, or `released` elsewhere: by the task a helper hands its key to).
 fn lock_calls<'a>(
     project: &'a Project,
     functions: &[&'a Function],
+    released: bool,
 ) -> Vec<(&'a CallSite, &'a LockApi)> {
-    let releases = functions
-        .iter()
-        .any(|function| project.releases_keys(function));
+    let releases = released
+        || functions
+            .iter()
+            .any(|function| project.releases_keys(function));
     let mut found = Vec::new();
     for function in functions {
         for event in function.events() {

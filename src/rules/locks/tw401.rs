@@ -19,7 +19,9 @@ declare_rule! {
     /// A lock counts as taken in the task when the task takes it itself, through a decorator
     /// of the project applied to it, or through a project function that hands it out (one
     /// returning the lock, a context manager holding it: `with task_lock(name):`, or a class
-    /// whose `__enter__` takes it: `with RedisLock(name):`); the last two are reported at the
+    /// whose `__enter__` takes it: `with RedisLock(name):`, or a claim helper returning a
+    /// set-if-absent answer whose key the task gives back in a `finally`: `if not
+    /// try_lock(key, 60): return`); the last two are reported at the
     /// decorator, at the task's call, or at the `with` entering the class's instance. A TTL that
     /// is one of the decorator's or the helper's parameters is the argument given for it, else
     /// its default (`def single_instance(name, ttl=30)` applied as `@single_instance("sync")`:
