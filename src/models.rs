@@ -7,7 +7,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_text_size::TextRange;
 
-use crate::facts::{Class, EventKind, Function, FunctionBody, Lit, Value};
+use crate::facts::{BlockKind, Class, EventKind, Function, FunctionBody, Lit, Value};
 use crate::path::{Call, QPath, Seg, Sym};
 use crate::project::{FuncId, Project};
 
@@ -375,6 +375,20 @@ impl Models {
                 queried.push(model);
             }
             if !is_delete {
+                continue;
+            }
+            // `except ValueError: marker.delete(); raise`: the row goes when the work fails,
+            // so the retry can claim it again; every run that succeeds keeps its row.
+            let in_handler = std::iter::successors(Some(event.block), |&b| {
+                body.blocks.get(b as usize).and_then(|block| block.parent)
+            })
+            .any(|b| {
+                matches!(
+                    body.blocks.get(b as usize).map(|block| &block.kind),
+                    Some(BlockKind::Handler { .. })
+                )
+            });
+            if in_handler {
                 continue;
             }
             let param = |name: Sym| function.params.iter().position(|p| name == p.name());

@@ -4187,6 +4187,12 @@ impl<'a> Project<'a> {
     /// Whether the function releases set-if-absent keys in an exception handler: when the
     /// work fails, the marker goes with it (`except Exception: redis.delete(marker); raise`),
     /// and the retry does the work. Kept when the work succeeds, the key is still a done-guard.
+    /// Whether the function releases set-if-absent keys anywhere in its body: a class's
+    /// `__exit__` (`cache.delete(self.key)`) gives back what its `__enter__` took.
+    pub fn releases_any_key(&self, function: &Function) -> bool {
+        self.releases_keys_in(function, |_| true)
+    }
+
     pub fn releases_keys_on_failure(&self, function: &Function) -> bool {
         self.releases_keys_in(function, |k| matches!(k, BlockKind::Handler { .. }))
     }

@@ -132,13 +132,13 @@ fn helper_locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>
         let Some(path) = &call.path else { continue };
         let canonical = project.canonical(path);
         // Reported at the call, or at the `with` entering the class's instance.
-        let (helper, init, entered) = match project
+        let (helper, init, exit, entered) = match project
             .resolve_function(&canonical, Some(task.id))
             .filter(|&id| id != task.id)
         {
-            Some(helper) => (helper, None, None),
+            Some(helper) => (helper, None, None, None),
             None => match entered_class(project, task, call, &canonical) {
-                Some((enter, init, at)) => (enter, init, Some(at)),
+                Some(class) => (class.enter, class.init, class.exit, Some(class.at)),
                 None => continue,
             },
         };
@@ -152,9 +152,17 @@ fn helper_locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>
                 })
             });
         // `if not try_lock(key, 60): return` over `return r.set(key, 1, nx=True, ex=ttl)`,
-        // then `finally: unlock(key)`: the key the helper sets is the task's lock.
-        let released = project.releases_keys(task.function);
-        for (lock, api) in lock_calls(project, &[function], released) {
+        // then `finally: unlock(key)`: the key the helper sets is the task's lock. So is the
+        // key a class's `__enter__` sets and its `__exit__` deletes.
+        let released = project.releases_keys(task.function)
+            || exit
+                .and_then(|exit| project.function(exit))
+                .is_some_and(|exit| project.releases_any_key(exit));
+        // A class's lock may be made in its `__init__` and acquired in `__enter__`
+        // (`self._lock = r.lock(name, timeout=20)`).
+        let init_function = init.and_then(|init| project.function(init));
+        let functions: Vec<&Function> = std::iter::once(function).chain(init_function).collect();
+        for (lock, api) in lock_calls(project, &functions, released) {
             if !context_manager && !function.returns().iter().any(|v| is_result_of(v, lock)) {
                 continue;
             }
@@ -180,14 +188,14 @@ fn helper_locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>
 
 /// `with RedisLock(name):` (or `lock = RedisLock(name)` and `with lock:`): a call of a project
 /// class that the task enters in a `with`, and whose `__enter__` (or `__aenter__`) is in the
-/// project: that method, and the `__init__` the call gives its arguments to, when the project
-/// has one.
+/// project: that method, the `__init__` the call gives its arguments to and the `__exit__`,
+/// when the project has them.
 fn entered_class(
     project: &Project,
     task: &TaskView,
     call: &CallSite,
     constructor: &QPath,
-) -> Option<(FuncId, Option<FuncId>, TextRange)> {
+) -> Option<EnteredClass> {
     // Most calls are of no project class: known without a look at the task's blocks.
     if !constructor.is_call() || project.class(&constructor.dotted()).is_none() {
         return None;
@@ -216,7 +224,21 @@ fn entered_class(
         project.resolve_function(&QPath(segs), Some(task.id))
     };
     let enter = method("__enter__").or_else(|| method("__aenter__"))?;
-    Some((enter, method("__init__"), entered.range))
+    Some(EnteredClass {
+        enter,
+        init: method("__init__"),
+        exit: method("__exit__").or_else(|| method("__aexit__")),
+        at: entered.range,
+    })
+}
+
+/// A project class a task enters in a `with` ([`entered_class`]): its methods, and the `with`
+/// item entering it.
+struct EnteredClass {
+    enter: FuncId,
+    init: Option<FuncId>,
+    exit: Option<FuncId>,
+    at: TextRange,
 }
 
 /// Whether a returned value is the result of `call` (`return cache.lock(...)`, or a local

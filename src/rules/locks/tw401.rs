@@ -19,7 +19,8 @@ declare_rule! {
     /// A lock counts as taken in the task when the task takes it itself, through a decorator
     /// of the project applied to it, or through a project function that hands it out (one
     /// returning the lock, a context manager holding it: `with task_lock(name):`, or a class
-    /// whose `__enter__` takes it: `with RedisLock(name):`, or a claim helper returning a
+    /// whose `__enter__` takes it, or acquires the one its `__init__` made, and whose
+    /// `__exit__` gives a set-if-absent key back: `with RedisLock(name):`, or a claim helper returning a
     /// set-if-absent answer whose key the task gives back in a `finally`: `if not
     /// try_lock(key, 60): return`); the last two are reported at the
     /// decorator, at the task's call, or at the `with` entering the class's instance. A TTL that

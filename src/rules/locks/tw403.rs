@@ -18,7 +18,8 @@ declare_rule! {
     /// or a loop over a written-out tuple of models in the same function (or of tuples holding
     /// them: `for model, days in [(ProcessedEvent, 14)]:`). So does a delete of the queryset a
     /// project helper returns (`stale_events().delete()` over `return ProcessedEvent.objects
-    /// .filter(...)`).
+    /// .filter(...)`). A delete in an exception handler (`except ValueError: marker.delete();
+    /// raise`) gives a failed run's marker back for the retry, and cleans nothing up.
     ///
     /// ## Why it matters on a second run
     /// A de-duplication table only needs to remember keys for as long as a message can be

@@ -11,6 +11,10 @@ use crate::facts::{BlockKind, EventKind};
 use crate::i18n::{Lang, tr};
 use crate::project::{FUNCTION_TRANSACTION, FuncId, Project};
 
+/// Functions a task's helpers are followed into, at most (TW304, TW305): a bound on
+/// pathological call graphs.
+pub(crate) const MAX_HELPERS: usize = 256;
+
 /// Where the transaction around a block starts, for messages: "the `with` block on line 12",
 /// "`@transaction.atomic` on `cancel_order`".
 pub fn describe_transaction(project: &Project, id: FuncId, tx: u32, lang: Lang) -> String {

@@ -1,5 +1,9 @@
-use crate::facts::EventKind;
+use rustc_hash::FxHashSet as HashSet;
+
+use crate::facts::{EventKind, Function};
 use crate::i18n::tr;
+use crate::project::{CallClass, FuncId};
+use crate::rules::transactions::MAX_HELPERS;
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
@@ -10,7 +14,9 @@ declare_rule! {
     /// `UniqueConstraint(fields=...)` without a `condition`, on those fields or a subset; a
     /// functional `UniqueConstraint("list_id", Lower("email"), ...)` covers the fields it
     /// names, directly or through a function of one).
-    /// Models defined outside the project are unknown and not reported.
+    /// Models defined outside the project are unknown and not reported. A lookup in a project
+    /// function the task calls (a repository's `ensure(...)`, a model method) races the same
+    /// way, and is reported where it is written.
     ///
     /// ## Why it matters on a second run
     /// `get_or_create` is a read followed by an insert. Two workers running the task at once —
@@ -51,7 +57,33 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         return;
     }
     let project = checker.project;
-    for event in task.function.events() {
+    let methods = &project.catalog.orm.get_or_create_methods;
+    // The task, and the project functions it calls (a repository's `ensure(...)`): the race
+    // is the same wherever the lookup is written, and is reported there.
+    let mut seen: HashSet<FuncId> = HashSet::default();
+    let mut pending = vec![task.id];
+    while let Some(id) = pending.pop() {
+        if seen.len() >= MAX_HELPERS || !seen.insert(id) {
+            continue;
+        }
+        let Some(function) = project.function(id) else {
+            continue;
+        };
+        for index in 0..function.events().len() {
+            if let Some(CallClass::Project(callee)) = project.call_class(id, index) {
+                pending.push(*callee);
+            }
+        }
+        if function.calls_named(|name| methods.has(name.as_str())) {
+            check_function(checker, task, id, function);
+        }
+    }
+}
+
+/// The lookups of one function the task runs (`id`: the task or a helper it reaches).
+fn check_function(checker: &mut Checker, task: &TaskView, id: FuncId, function: &Function) {
+    let project = checker.project;
+    for event in function.events() {
         let EventKind::Call(call) = &event.kind else {
             continue;
         };
@@ -115,6 +147,6 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             .collect::<Vec<_>>()
             .join(", ");
         let help = tr!(lang, "tw304.help", fields = constraint_fields);
-        checker.report(&RULE, task.id.file, call.range, message, help);
+        checker.report(&RULE, id.file, call.range, message, help);
     }
 }

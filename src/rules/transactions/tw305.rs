@@ -6,6 +6,7 @@ use crate::facts::{CallSite, EventKind, Function, Lit, Value};
 use crate::i18n::tr;
 use crate::path::{Call, QPath};
 use crate::project::{CallClass, FuncId};
+use crate::rules::transactions::MAX_HELPERS;
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
@@ -99,9 +100,6 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         }
     }
 }
-
-/// Functions a task's helpers are followed into, at most: a bound on pathological call graphs.
-const MAX_HELPERS: usize = 256;
 
 /// The accumulating writes of `function` (`id`) that no done-guard precedes, with what makes
 /// each one accumulate: inserts of rows only in the task itself (`in_task`), increments of a
