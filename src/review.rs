@@ -354,14 +354,15 @@ fn steps(project: &Project, view: &TaskView, findings: &[Finding], lang: Lang) -
     let line = |range: TextRange| file.location(range.start()).0;
     let text = |range: TextRange| project.source_text(view.id.file, range);
     let has = |code: &str, at: usize| findings.iter().any(|f| f.code == code && f.line == at);
+    // A set-if-absent key the task gives back in a `finally` is a lock, shown as one below.
+    let releases = project.releases_keys(function);
     let markers: Vec<TextRange> = function
         .events()
         .iter()
         .filter_map(|e| match &e.kind {
             EventKind::Guard(guard) => match &guard.test {
-                GuardTest::NotCreated { marker, .. } | GuardTest::NotMarker { marker } => {
-                    Some(*marker)
-                }
+                GuardTest::NotCreated { marker, .. } => Some(*marker),
+                GuardTest::NotMarker { marker } if !releases => Some(*marker),
                 GuardTest::Integrity { inserts } => project.integrity_marker(function, inserts),
                 _ => None,
             },

@@ -224,3 +224,23 @@ fn findings_silenced_by_noqa_are_shown_but_do_not_count() {
         .expect("charge in JSON");
     assert_eq!(charge["suppressed"][0]["code"], "TW101", "{json}");
 }
+
+#[test]
+fn a_key_released_in_finally_is_shown_as_a_lock_and_a_kept_one_as_a_marker() {
+    let reviews = reviews_of(&root().join("resources/test/fixtures/locks/setnx_lock.py"));
+    let kinds = |name: &str| -> Vec<&'static str> {
+        reviews
+            .iter()
+            .find(|r| r.task.ends_with(name))
+            .unwrap_or_else(|| panic!("no task {name}"))
+            .steps
+            .iter()
+            .map(|s| s.kind)
+            .collect()
+    };
+    let released = kinds(".crunch_with_expiry");
+    assert!(released.contains(&"lock"), "{released:?}");
+    assert!(!released.contains(&"marker"), "{released:?}");
+    let kept = kinds(".crunch_once");
+    assert!(kept.contains(&"marker"), "{kept:?}");
+}
