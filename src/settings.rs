@@ -298,7 +298,10 @@ impl CelerySettings {
                 .extend(global_time_limits.iter().map(|limit| limit.setting.file));
             settings.global_time_limits.clone_from(&global_time_limits);
             for class in &sources.classes {
-                settings.class_settings(project, class, 0);
+                // Its values are the environment's at run time: unknown.
+                if !reads_environment(project, class, 0) {
+                    settings.class_settings(project, class, 0);
+                }
             }
             settings.apply(&calls, app, &sources.files);
             settings
@@ -757,6 +760,21 @@ fn is_celery_app_segs(segs: &[crate::path::Seg]) -> bool {
         ]
         .iter()
         .any(|dotted| names.clone().eq(dotted.iter().copied()))
+}
+
+/// Whether a configuration class derives from a class whose attributes the environment
+/// overrides (catalog `environment-classes`: pydantic's `BaseSettings`).
+fn reads_environment(project: &Project, class: &str, depth: u32) -> bool {
+    let Some((_, found)) = project.class(class) else {
+        return false;
+    };
+    let catalog = &project.catalog.celery_settings;
+    depth < 8
+        && found.bases.iter().any(|base| {
+            let base = project.canonical_plain(base).dotted();
+            catalog.environment_classes.contains(&base)
+                || base != class && reads_environment(project, &base, depth + 1)
+        })
 }
 
 fn known(project: &Project, value: &Value) -> Option<Value> {

@@ -1028,6 +1028,9 @@ pub struct CelerySettingsSpec {
     pub countdown: String,
     /// The keyword of the time a message runs at (`apply_async(eta=now() + timedelta(...))`).
     pub eta: String,
+    /// Classes whose attributes the environment sets when an instance is made (pydantic's
+    /// `BaseSettings`): a configuration class deriving from one holds run-time values.
+    pub environment_classes: Vec<String>,
 }
 
 /// Cache and Redis writes that record a done state.

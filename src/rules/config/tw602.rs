@@ -15,7 +15,8 @@ declare_rule! {
     /// `default_retry_delay`/`retry_backoff_max` longer than the broker's `visibility_timeout`
     /// (`broker_transport_options`; Redis defaults to 3600 s, SQS to 1800 s). Values may be
     /// expressions of literals and module constants; when the broker or a value is only known
-    /// at run time, nothing is reported. In a project that makes several Celery apps, each has
+    /// at run time, nothing is reported (so for a configuration class the environment fills
+    /// in, pydantic's `BaseSettings`, whose defaults hold only without it). In a project that makes several Celery apps, each has
     /// its own broker (from its own calls and the configuration it loads, as TW601 says): a task
     /// declared by an app's decorator (`@realtime_app.task`) or task class, and a countdown of a
     /// message sent to it, are measured against that app's.
