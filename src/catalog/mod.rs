@@ -2040,11 +2040,10 @@ impl Catalog {
     /// common case is one substring search.
     fn names_lock_helper(&self, method: Sym) -> bool {
         let name = method.as_str();
-        name.len() > 4
-            && name
-                .as_bytes()
-                .windows(4)
-                .any(|w| w.eq_ignore_ascii_case(b"lock"))
+        let bytes = name.as_bytes();
+        // A `k` first, one comparison a byte; then the three bytes before it.
+        (3..bytes.len())
+            .any(|i| bytes[i] | 0x20 == b'k' && bytes[i - 3..i].eq_ignore_ascii_case(b"loc"))
             && self.lock_extension.names_lock(name)
     }
 
