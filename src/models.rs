@@ -379,16 +379,10 @@ impl Models {
             }
             // `except ValueError: marker.delete(); raise`: the row goes when the work fails,
             // so the retry can claim it again; every run that succeeds keeps its row.
-            let in_handler = std::iter::successors(Some(event.block), |&b| {
-                body.blocks.get(b as usize).and_then(|block| block.parent)
-            })
-            .any(|b| {
-                matches!(
-                    body.blocks.get(b as usize).map(|block| &block.kind),
-                    Some(BlockKind::Handler { .. })
-                )
-            });
-            if in_handler {
+            if body
+                .block_kinds(event.block)
+                .any(|kind| matches!(kind, BlockKind::Handler { .. }))
+            {
                 continue;
             }
             let param = |name: Sym| function.params.iter().position(|p| name == p.name());

@@ -656,6 +656,17 @@ pub struct FunctionBody {
     pub escaped: Vec<Sym>,
 }
 
+impl FunctionBody {
+    /// The kinds of `block` and the blocks holding it, innermost first.
+    pub fn block_kinds(&self, block: u32) -> impl Iterator<Item = &BlockKind> + '_ {
+        std::iter::successors(Some(block), |b| {
+            self.blocks.get(*b as usize).and_then(|blk| blk.parent)
+        })
+        .filter_map(|b| self.blocks.get(b as usize))
+        .map(|blk| &blk.kind)
+    }
+}
+
 impl Default for FunctionBody {
     fn default() -> Self {
         FunctionBody {
@@ -996,9 +1007,7 @@ impl Function {
     }
 
     pub fn block_kinds(&self, block: u32) -> impl Iterator<Item = &BlockKind> + '_ {
-        self.ancestors(block)
-            .filter_map(|b| self.blocks().get(b as usize))
-            .map(|blk| &blk.kind)
+        self.body().block_kinds(block)
     }
 
     pub fn in_loop(&self, block: u32) -> Option<u32> {
