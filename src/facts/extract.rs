@@ -2181,12 +2181,25 @@ impl<'e, 'c> Walker<'e, 'c> {
                     self.add_client_headers(client.id.as_str(), vec![entry]);
                     return;
                 }
-                // `app.conf["task_acks_late"] = True`: a setting written as an item of the
-                // app's settings, which Celery's `conf` (a mapping) takes as the attribute.
-                if let Expr::Attribute(conf) = &*sub.value
-                    && conf.attr.as_str() == crate::settings::CELERY_CONF
-                    && let Some(var) = root_name(&conf.value)
-                    && let Some(object) = self.pure(&sub.value).path
+                // A setting written on a Celery app's `conf` (only there, so that no other
+                // object's writes change): `app.conf["task_acks_late"] = True`, an item of the
+                // settings mapping, which is the attribute; `app.conf.broker_transport_options
+                // ["visibility_timeout"] = 7200`, an entry of one setting.
+                let item = key.value.to_str();
+                let written = match &*sub.value {
+                    Expr::Attribute(conf) if conf.attr.as_str() == crate::settings::CELERY_CONF => {
+                        Some((&*sub.value, Sym::new(item), None))
+                    }
+                    Expr::Attribute(attr) => Some((
+                        &*attr.value,
+                        Sym::new(attr.attr.as_str()),
+                        Some(Sym::new(item)),
+                    )),
+                    _ => None,
+                };
+                if let Some((conf, attr, key)) = written
+                    && let Some(var) = root_name(conf)
+                    && let Some(object) = self.pure(conf).path
                     && object
                         .last_name()
                         .is_some_and(|last| last == crate::settings::CELERY_CONF)
@@ -2197,31 +2210,8 @@ impl<'e, 'c> Walker<'e, 'c> {
                             range: target.range(),
                             object: Some(object),
                             var: Sym::new(var),
-                            attr: Sym::new(key.value.to_str()),
-                            key: None,
-                            augmented: false,
-                            value: value.clone(),
-                        })),
-                    );
-                    return;
-                }
-                // `app.conf.broker_transport_options["visibility_timeout"] = 7200`: an entry of
-                // a setting (only on a `conf`, so that no other object's writes change).
-                if let Expr::Attribute(attr) = &*sub.value
-                    && let Some(var) = root_name(&attr.value)
-                    && let Some(object) = self.pure(&attr.value).path
-                    && object
-                        .last_name()
-                        .is_some_and(|last| last == crate::settings::CELERY_CONF)
-                {
-                    self.push_event(
-                        block,
-                        EventKind::AttrAssign(Box::new(AttrAssign {
-                            range: target.range(),
-                            object: Some(object),
-                            var: Sym::new(var),
-                            attr: Sym::new(attr.attr.as_str()),
-                            key: Some(Sym::new(key.value.to_str())),
+                            attr,
+                            key,
                             augmented: false,
                             value: value.clone(),
                         })),

@@ -13,7 +13,26 @@ use crate::project::{FUNCTION_TRANSACTION, FuncId, Project};
 
 /// Functions a task's helpers are followed into, at most (TW304, TW305): a bound on
 /// pathological call graphs.
-pub(crate) const MAX_HELPERS: usize = 256;
+const MAX_HELPERS: usize = 256;
+
+/// Visits the task (`start`) and the project functions `visit` asks to follow, each once and
+/// at most [`MAX_HELPERS`]: `visit` gets each function and pushes the callees to follow.
+pub(crate) fn walk_helpers<'p>(
+    project: &'p Project,
+    start: FuncId,
+    mut visit: impl FnMut(FuncId, &'p crate::facts::Function, &mut Vec<FuncId>),
+) {
+    let mut seen: rustc_hash::FxHashSet<FuncId> = Default::default();
+    let mut pending = vec![start];
+    while let Some(id) = pending.pop() {
+        if seen.len() >= MAX_HELPERS || !seen.insert(id) {
+            continue;
+        }
+        if let Some(function) = project.function(id) {
+            visit(id, function, &mut pending);
+        }
+    }
+}
 
 /// Where the transaction around a block starts, for messages: "the `with` block on line 12",
 /// "`@transaction.atomic` on `cancel_order`".

@@ -1,9 +1,7 @@
-use rustc_hash::FxHashSet as HashSet;
-
 use crate::facts::{EventKind, Function};
 use crate::i18n::tr;
 use crate::project::{CallClass, FuncId};
-use crate::rules::transactions::MAX_HELPERS;
+use crate::rules::transactions::walk_helpers;
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
@@ -60,15 +58,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     let methods = &project.catalog.orm.get_or_create_methods;
     // The task, and the project functions it calls (a repository's `ensure(...)`): the race
     // is the same wherever the lookup is written, and is reported there.
-    let mut seen: HashSet<FuncId> = HashSet::default();
-    let mut pending = vec![task.id];
-    while let Some(id) = pending.pop() {
-        if seen.len() >= MAX_HELPERS || !seen.insert(id) {
-            continue;
-        }
-        let Some(function) = project.function(id) else {
-            continue;
-        };
+    walk_helpers(project, task.id, |id, function, pending| {
         for index in 0..function.events().len() {
             if let Some(CallClass::Project(callee)) = project.call_class(id, index) {
                 pending.push(*callee);
@@ -77,7 +67,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         if function.calls_named(|name| methods.has(name.as_str())) {
             check_function(checker, task, id, function);
         }
-    }
+    });
 }
 
 /// The lookups of one function the task runs (`id`: the task or a helper it reaches).

@@ -1,12 +1,10 @@
 use ruff_text_size::TextRange;
 
-use rustc_hash::FxHashSet as HashSet;
-
 use crate::facts::{CallSite, EventKind, Function, Lit, Value};
 use crate::i18n::tr;
 use crate::path::{Call, QPath};
 use crate::project::{CallClass, FuncId};
-use crate::rules::transactions::MAX_HELPERS;
+use crate::rules::transactions::walk_helpers;
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
@@ -84,21 +82,13 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     // reported where the write is (as TW201 through a helper): the helper runs again with the
     // task. A helper's inserts are not followed: most are its log and audit rows, which the
     // task's reviewer does not read as the task's own work.
-    let mut seen: HashSet<FuncId> = HashSet::default();
-    let mut pending = vec![task.id];
-    while let Some(id) = pending.pop() {
-        if seen.len() >= MAX_HELPERS || !seen.insert(id) {
-            continue;
-        }
-        let Some(function) = project.function(id) else {
-            continue;
-        };
-        for (range, what) in writes_in(checker, id, function, id == task.id, &mut pending) {
+    walk_helpers(project, task.id, |id, function, pending| {
+        for (range, what) in writes_in(checker, id, function, id == task.id, pending) {
             let message = tr!(lang, "tw305.message", what = what, task = task.name());
             let help = tr!(lang, "tw305.help");
             checker.report(&RULE, id.file, range, message, help);
         }
-    }
+    });
 }
 
 /// The accumulating writes of `function` (`id`) that no done-guard precedes, with what makes
