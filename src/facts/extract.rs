@@ -167,7 +167,7 @@ struct Extractor<'c> {
     /// Per nested function (by index), the enclosing function's locals that carry a
     /// nondeterministic source or delivery metadata when it is defined: a closure reads them
     /// (`key = f"...{self.request.retries}"`, then `def _post(): ... headers={... key}`).
-    captured: HashMap<usize, Vec<(Sym, ThinVec<Taint>)>>,
+    captured: HashMap<usize, Vec<Captured>>,
     functions: Vec<Function>,
     deleted_tables: Vec<String>,
     deleted_models: Vec<QPath>,
@@ -406,8 +406,12 @@ struct Walker<'e, 'c> {
     /// The function's `**kwargs` parameter: what a caller gives by keyword beyond the others.
     kwarg: Option<Sym>,
     /// The enclosing function's locals a nested one reads ([`Extractor::captured`]).
-    captured: Vec<(Sym, ThinVec<Taint>)>,
+    captured: Vec<Captured>,
 }
+
+/// A local of an enclosing function as a nested one reads it: its name, what it holds (a
+/// client made there, `client = Client()`, or a row it loaded) and the sources it carries.
+type Captured = (Sym, Option<QPath>, ThinVec<Taint>);
 
 type Pending<'a> = Vec<(usize, FunctionSource<'a>)>;
 
@@ -777,11 +781,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                 self.dict_update(&expr.value);
                 self.request_add_header(&expr.value);
             }
-            // A lambda bound to a name in a function stays a deferred block of that function
-            // (its effects are reported where they are written).
+            // A lambda bound to a name is a function of that name, as a `def` would be: its
+            // effects happen where it is called, once for each call.
             Stmt::Assign(assign)
-                if self.is_module
-                    && let [Expr::Name(target)] = &assign.targets[..]
+                if let [Expr::Name(target)] = &assign.targets[..]
                     && let Expr::Lambda(lambda) = &*assign.value =>
             {
                 self.lambda_def(target, lambda, pending);
@@ -1694,10 +1697,11 @@ impl<'e, 'c> Walker<'e, 'c> {
         pending.push((index, FunctionSource::Def(def)));
     }
 
-    /// Hands the nested function `index` the locals of this one that carry a source.
+    /// Hands the nested function `index` the locals of this one that carry a source or hold
+    /// something known (`client = Client()`, then `def text(to): client.messages.create(...)`).
     #[inline(never)]
     fn capture_sources(&mut self, index: usize) {
-        let captured: Vec<(Sym, ThinVec<Taint>)> = self
+        let captured: Vec<Captured> = self
             .locals
             .iter()
             .filter_map(|(name, value)| {
@@ -1707,7 +1711,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .copied()
                     .filter(|t| matches!(t, Taint::Nondet { .. } | Taint::Meta { .. }))
                     .collect();
-                (!sources.is_empty()).then_some((*name, sources))
+                // A parameter passed on under another name is the enclosing function's, not
+                // one the nested function was given.
+                let path = value
+                    .path
+                    .as_ref()
+                    .filter(|_| value.flags & Value::PARAM == 0)
+                    .map(with_room);
+                (!sources.is_empty() || path.is_some()).then_some((*name, path, sources))
             })
             .collect();
         if !captured.is_empty() {
@@ -1715,8 +1726,9 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
     }
 
-    /// `new_key = lambda: uuid4().hex` at module level: a function of that name, which
-    /// returns the lambda's expression, so that calls by the name are followed as a `def`'s are.
+    /// `new_key = lambda: uuid4().hex`: a function of that name, which returns the lambda's
+    /// expression, so that calls by the name are followed as a `def`'s are. In a function it
+    /// is nested in that one, and reads its locals as a nested `def` does.
     fn lambda_def<'a>(
         &mut self,
         target: &ast::ExprName,
@@ -1725,9 +1737,27 @@ impl<'e, 'c> Walker<'e, 'c> {
     ) {
         let name = target.id.as_str();
         let index = self.ex.functions.len();
-        let qualname = qualify(&self.ex.module, name);
-        let mut function = new_function(name, qualname, None, None, lambda.range);
+        let (qualname, parent) = if self.is_module {
+            (qualify(&self.ex.module, name), None)
+        } else {
+            (
+                dotted_join(&self.ex.functions[self.func].qualname, name),
+                Some(self.func),
+            )
+        };
+        let mut function = new_function(name, qualname, None, parent, lambda.range);
         function.name_range = target.range;
+        if !self.is_module {
+            let path = cached_path(&mut self.ex.dotted_paths, &function.qualname);
+            self.set_local(
+                name,
+                Value {
+                    path: Some(path),
+                    ..Value::default()
+                },
+            );
+            self.capture_sources(index);
+        }
         self.ex.functions.push(function);
         pending.push((index, FunctionSource::Lambda(lambda)));
     }
@@ -3968,10 +3998,12 @@ impl<'e, 'c> Walker<'e, 'c> {
                 path: Some(QPath(vec![Seg::name("self")])),
                 ..Value::default()
             }
-        } else if let Some((_, sources)) = self.captured.iter().find(|(name, _)| *name == sym) {
+        } else if let Some((_, path, sources)) =
+            self.captured.iter().find(|(name, _, _)| *name == sym)
+        {
             // A local of the enclosing function, read by this nested one.
             Value {
-                path: bare(),
+                path: path.as_ref().map(with_room).or_else(bare),
                 taint: sources.clone(),
                 ..Value::default()
             }
