@@ -2770,6 +2770,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                     Expr::Name(name) => self
                         .row_state(name.id.as_str())
                         .or_else(|| self.helper_test(operand, &inner, true)),
+                    // `if not getattr(x, "receipt_pending", False): return`, as `x.receipt_pending`.
+                    Expr::Call(call) if let Some(field) = self.getattr_field(call) => {
+                        Some(GuardTest::StateNot {
+                            field,
+                            on_path: true,
+                            also: ThinVec::new(),
+                        })
+                    }
                     // `if not Outbox.objects.filter(pk=pk, status="pending").exists(): return`.
                     Expr::Call(call) => match &*call.func {
                         Expr::Attribute(attr)
@@ -2830,6 +2838,13 @@ impl<'e, 'c> Walker<'e, 'c> {
                 field: Some(Sym::new(attr.attr.as_str())),
                 states: ThinVec::new(),
             }),
+            // `if getattr(order, "receipt_sent", False): return`, as `order.receipt_sent`.
+            Expr::Call(call) if let Some(field) = self.getattr_field(call) => {
+                Some(GuardTest::DoneCheck {
+                    field: Some(field),
+                    states: ThinVec::new(),
+                })
+            }
             // `if row["welcome_sent"]: return` on a row a raw cursor fetched as a dict.
             Expr::Subscript(sub) => match &*sub.slice {
                 Expr::StringLiteral(key) => Some(GuardTest::DoneCheck {
@@ -2913,8 +2928,14 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
                 // Not a builtin's answer (`if len(recipients) == 0: return`, `if abs(diff) >
                 // 0.005: raise`): nothing to do, or invalid input, not work already done.
-                let builtin = matches!(left, Expr::Call(call)
-                    if matches!(&*call.func, Expr::Name(name) if self.is_builtin_call(name.id.as_str())));
+                // `getattr(x, "status", None)` reads the field as `x.status` does.
+                let read = match left {
+                    Expr::Call(call) => self.getattr_field(call),
+                    _ => None,
+                };
+                let builtin = read.is_none()
+                    && matches!(left, Expr::Call(call)
+                        if matches!(&*call.func, Expr::Name(name) if self.is_builtin_call(name.id.as_str())));
                 // `status = reminder.status`, then `if status == Status.SENT: return`: the field.
                 let alias = match left {
                     Expr::Name(name) => self.aliased_field(name.id.as_str()),
@@ -2945,7 +2966,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     .all(|op| matches!(op, CmpOp::Gt | CmpOp::GtE | CmpOp::Lt | CmpOp::LtE));
                 let field = match left {
                     Expr::Attribute(attr) => Some(Sym::new(attr.attr.as_str())),
-                    _ => alias,
+                    _ => read.or(alias),
                 };
                 if ordering && let Some(field) = field {
                     return Some(GuardTest::StateNot {
@@ -3250,6 +3271,25 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
                 _ => return expr,
             };
+        }
+    }
+
+    /// The field `getattr(x, "field")` or `getattr(x, "field", default)` reads, when
+    /// `getattr` is the builtin.
+    fn getattr_field(&self, call: &ast::ExprCall) -> Option<Sym> {
+        let Expr::Name(name) = &*call.func else {
+            return None;
+        };
+        if name.id.as_str() != "getattr" || !call.arguments.keywords.is_empty() {
+            return None;
+        }
+        match &call.arguments.args[..] {
+            [_, Expr::StringLiteral(field)] | [_, Expr::StringLiteral(field), _]
+                if self.is_builtin_call("getattr") =>
+            {
+                Some(Sym::new(field.value.to_str()))
+            }
+            _ => None,
         }
     }
 

@@ -41,7 +41,8 @@ declare_rule! {
     /// ...: raise` does (`assert not inv.sent` is a done-guard), and `any(...)`/`all(...)` over
     /// the rows the task loaded tests them as `.exists()` tests the table (`if any(n.kind ==
     /// "overdue" for n in inv.notices.all()): return`); a test of their values for an ordering
-    /// (`any(line.amount < 0 for ...)`) is a validation, not a done-guard.
+    /// (`any(line.amount < 0 for ...)`) is a validation, not a done-guard. `getattr(inv,
+    /// "sent", False)` reads the field as `inv.sent` does.
     ///
     /// ## Why it matters on a second run
     /// Nothing records that the e-mail or SMS went out and nothing checks it: every redelivery
