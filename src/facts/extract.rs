@@ -407,6 +407,9 @@ struct Walker<'e, 'c> {
     kwarg: Option<Sym>,
     /// The enclosing function's locals a nested one reads ([`Extractor::captured`]).
     captured: Vec<Captured>,
+    /// Per `get_or_create` call (by its range), the literal values it gives the fields of a
+    /// row it creates (`defaults={"status": "pending"}`): the state a marker row starts in.
+    created_with: Vec<(TextRange, Vec<(Sym, Written)>)>,
 }
 
 /// A local of an enclosing function as a nested one reads it: its name, what it holds (a
@@ -462,6 +465,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             insert_claims: Vec::new(),
             kwarg: None,
             captured: Vec::new(),
+            created_with: Vec::new(),
         }
     }
 
@@ -2800,13 +2804,15 @@ impl<'e, 'c> Walker<'e, 'c> {
                         // `if not created and obj.status == "sent"` checks the row's state
                         // (pending → done); `if not created and not force` still leaves
                         // whenever the row was there, on every run that is not forced.
+                        // A test that holds for the state the marker row starts in (`and
+                        // obj.status == "pending"`, `!= "sent"`) leaves a retry there too.
                         GuardTest::NotCreated { marker, .. } => GuardTest::NotCreated {
                             marker,
-                            compound: bool_op
-                                .values
-                                .iter()
-                                .enumerate()
-                                .any(|(other, v)| other != at && !self.is_option_test(v)),
+                            compound: bool_op.values.iter().enumerate().any(|(other, v)| {
+                                other != at
+                                    && !self.is_option_test(v)
+                                    && !self.holds_when_created(marker, v)
+                            }),
                         },
                         other => other,
                     })
@@ -3104,6 +3110,87 @@ impl<'e, 'c> Walker<'e, 'c> {
                 is_param(&compare.left) && compare.comparators.iter().all(Expr::is_literal_expr)
             }
             other => is_param(other),
+        }
+    }
+
+    /// Whether `test` is true of a row as the `get_or_create` at `marker` creates it: a field
+    /// compared with the value the call gives it (`status == "pending"`, `status != "sent"`
+    /// when it starts `"pending"`), or a flag it sets (`obj.queued` after `queued=True`).
+    fn holds_when_created(&self, marker: TextRange, test: &Expr) -> bool {
+        let Some((_, fields)) = self.created_with.iter().find(|(at, _)| *at == marker) else {
+            return false;
+        };
+        let initial = |attr: &ast::ExprAttribute| {
+            let field = Sym::new(attr.attr.as_str());
+            fields
+                .iter()
+                .find(|(name, _)| *name == field)
+                .map(|(_, lit)| lit)
+        };
+        let (negated, test) = match test {
+            Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => (true, &*unary.operand),
+            other => (false, other),
+        };
+        match test {
+            Expr::Attribute(attr) => {
+                matches!(initial(attr), Some(Written::Bool(set)) if *set != negated)
+            }
+            Expr::Compare(compare) if !negated => {
+                let (Expr::Attribute(attr), [op], [right]) =
+                    (&*compare.left, &compare.ops[..], &compare.comparators[..])
+                else {
+                    return false;
+                };
+                let Some(start) = initial(attr) else {
+                    return false;
+                };
+                let values: Vec<Written> = match right {
+                    Expr::Tuple(ast::ExprTuple { elts, .. })
+                    | Expr::List(ast::ExprList { elts, .. })
+                    | Expr::Set(ast::ExprSet { elts, .. })
+                        if matches!(op, CmpOp::In | CmpOp::NotIn) =>
+                    {
+                        elts.iter().map(Written::of).collect()
+                    }
+                    _ if matches!(op, CmpOp::Eq | CmpOp::NotEq) => vec![Written::of(right)],
+                    _ => return false,
+                };
+                if values.iter().any(|v| matches!(v, Written::Unknown)) {
+                    return false;
+                }
+                let found = values.contains(start);
+                match op {
+                    CmpOp::Eq | CmpOp::In => found,
+                    _ => !found,
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// Records the literal field values a `get_or_create` call at `at` gives a row it creates:
+    /// its lookup keywords and the entries of its `defaults`.
+    #[inline(never)]
+    fn note_created_with(&mut self, at: TextRange, keywords: &[(Sym, Value)]) {
+        let mut fields: Vec<(Sym, Written)> = Vec::new();
+        for (name, value) in keywords {
+            if name.as_str() == "defaults" {
+                if let Lit::Dict(items) = &value.lit {
+                    fields.extend(items.iter().filter_map(|(key, item)| {
+                        let written = Written::from_value(item);
+                        key.filter(|_| written != Written::Unknown)
+                            .map(|key| (key, written))
+                    }));
+                }
+            } else {
+                let written = Written::from_value(value);
+                if written != Written::Unknown {
+                    fields.push((*name, written));
+                }
+            }
+        }
+        if !fields.is_empty() && self.created_with.len() < MAX_ITEMS {
+            self.created_with.push((at, fields));
         }
     }
 
@@ -4777,6 +4864,15 @@ impl<'e, 'c> Walker<'e, 'c> {
         {
             self.ex.deleted_models.push(model);
         }
+        // `get_or_create(pk=pk, defaults={"status": "pending"})`: the state a row it creates
+        // starts in, for the guard that tests it.
+        if catalog.orm.get_or_create_methods.has(method.as_str())
+            && path
+                .as_ref()
+                .is_some_and(|path| catalog.orm.through_manager(path))
+        {
+            self.note_created_with(call.range(), &keywords);
+        }
         // `text("INSERT ...")`: the statement, as `execute` will run it.
         if let (Some(path), Some(Lit::Str(sql))) = (&path, args.first().map(|a| &a.lit))
             && catalog.writes.is_sql_text(path)
@@ -5692,6 +5788,51 @@ fn absent_test(test: &Expr) -> Option<&Expr> {
         Expr::Name(_) => Some(tested),
         Expr::Attribute(attr) if attr.value.is_name_expr() => Some(tested),
         _ => None,
+    }
+}
+
+/// A value written to a field, as far as a guard's comparison needs it: a literal, or a
+/// constant by its last name (`Status.PENDING`, `Dispatch.Status.PENDING`).
+#[derive(Clone, PartialEq)]
+enum Written {
+    Str(Box<str>),
+    Int(i64),
+    Bool(bool),
+    None,
+    Constant(Sym),
+    Unknown,
+}
+
+impl Written {
+    fn of(expr: &Expr) -> Written {
+        match expr {
+            Expr::StringLiteral(s) => Written::Str(s.value.to_str().into()),
+            Expr::NumberLiteral(ast::ExprNumberLiteral {
+                value: ast::Number::Int(n),
+                ..
+            }) => n.as_i64().map_or(Written::Unknown, Written::Int),
+            Expr::BooleanLiteral(b) => Written::Bool(b.value),
+            Expr::NoneLiteral(_) => Written::None,
+            Expr::Attribute(attr) => Written::Constant(Sym::new(attr.attr.as_str())),
+            _ => Written::Unknown,
+        }
+    }
+
+    fn from_value(value: &Value) -> Written {
+        match &value.lit {
+            Lit::Str(s) => Written::Str(s.clone()),
+            Lit::Int(n) => Written::Int(*n),
+            Lit::Bool(b) => Written::Bool(*b),
+            Lit::None => Written::None,
+            _ => match value.path.as_ref() {
+                Some(path) if path.0.len() >= 2 && path.0.iter().all(|s| s.call == Call::No) => {
+                    path.0
+                        .last()
+                        .map_or(Written::Unknown, |s| Written::Constant(s.name))
+                }
+                _ => Written::Unknown,
+            },
+        }
     }
 }
 

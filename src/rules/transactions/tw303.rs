@@ -29,7 +29,10 @@ declare_rule! {
     /// (`with mutex.acquire() as acquired: if not acquired: return`). Nor is one deleted when
     /// the work fails (`except Exception: redis.delete(marker); raise`): the retry takes it
     /// again. It must be that key: a `finally` that deletes a progress key or releases another
-    /// lock object (`render_lock.release()`) leaves the marker in place.
+    /// lock object (`render_lock.release()`) leaves the marker in place. A `pending` → `done`
+    /// marker is one only when its guard checks `done`: a test that holds for the state the
+    /// row is created in (`defaults={"status": "pending"}`, then `if not created and
+    /// d.status == "pending": return`, or `!= "done"`) leaves a retry there too.
     ///
     /// ## Why it matters on a second run
     /// If the work fails after the marker is committed — an exception, a timeout, a worker
