@@ -325,6 +325,11 @@ impl CelerySettings {
         if sources.elsewhere {
             return;
         }
+        // The Django settings modules `DJANGO_SETTINGS_MODULE` names, with the modules they
+        // star-import (`from .base import *`): a sibling for tests or another deployment does
+        // not configure this one. Nothing named in the project: every settings module counts,
+        // but for those named for tests.
+        let named = django_settings_closure(project, &sources.django_modules);
         for &file_id in files {
             let Some(facts) = project.facts(file_id) else {
                 continue;
@@ -335,8 +340,11 @@ impl CelerySettings {
             // loads (its `config_from_object` may be outside the checked files).
             let is_django_settings = (!sources.namespaces.is_empty()
                 || (sources.modules.is_empty() && sources.classes.is_empty()))
-                && (named_like_django_settings(&facts.module)
-                    || sources.django_modules.contains(&facts.module));
+                && if named.is_empty() {
+                    named_like_django_settings(&facts.module) && !named_for_tests(&facts.module)
+                } else {
+                    named.contains(&file_id)
+                };
             let is_celeryconfig = sources.modules.contains(&facts.module)
                 || (last == "celeryconfig" && (!own_app || sources.modules.is_empty()));
             if is_celeryconfig {
@@ -699,6 +707,40 @@ fn is_conf_update(project: &Project, method: &str) -> bool {
         .any(|m| m == method)
 }
 
+/// The files of the Django settings modules `modules` names and of the project modules they
+/// star-import, transitively (a few levels: `prod` → `base` → `components.celery`).
+fn django_settings_closure(project: &Project, modules: &[String]) -> Vec<u32> {
+    let mut files: Vec<u32> = modules
+        .iter()
+        .filter_map(|module| project.module_of(module))
+        .collect();
+    let mut next = 0;
+    while next < files.len() && files.len() < 32 {
+        if let Some(facts) = project.facts(files[next]) {
+            for module in &facts.star_imports {
+                if let Some(file) = project.module_of(module)
+                    && !files.contains(&file)
+                {
+                    files.push(file);
+                }
+            }
+        }
+        next += 1;
+    }
+    files
+}
+
+/// Whether a settings module is named for the test suite (`settings.test`, `test_settings`,
+/// `settings_tests`): what the tests run with, not a deployment.
+fn named_for_tests(module: &str) -> bool {
+    module.split('.').any(|part| {
+        matches!(part, "test" | "tests" | "testing")
+            || part.starts_with("test_")
+            || part.ends_with("_test")
+            || part.ends_with("_tests")
+    })
+}
+
 /// Whether a module is named like Django settings: a part of its name contains `settings`
 /// (`proj.settings`, `config.settings.prod`, `proj.settings_local`).
 pub(crate) fn named_like_django_settings(module: &str) -> bool {
@@ -915,10 +957,8 @@ impl Sources {
                             sources.namespaces.push(django());
                         }
                         // `"proj.config:ProductionConfig"`: a class in a module.
-                        Some(target)
-                            if target.contains(':')
-                                && project.class(&target.replace(':', ".")).is_some() =>
-                        {
+                        // `"proj.config.ProductionConfig"`: the same, as Celery also takes it.
+                        Some(target) if project.class(&target.replace(':', ".")).is_some() => {
                             sources.classes.push(target.replace(':', "."));
                         }
                         Some(module) => sources
