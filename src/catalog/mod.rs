@@ -822,6 +822,8 @@ struct RawWrites {
     open_functions: Vec<String>,
     open_methods: Vec<String>,
     sql_methods: Vec<String>,
+    #[serde(default)]
+    sql_functions: Vec<String>,
     sql_text: Vec<String>,
     sql_text_filled: Vec<String>,
     idempotent_insert: Vec<String>,
@@ -840,6 +842,7 @@ pub struct Writes {
     open_functions: PatternSet<()>,
     open_methods: PatternSet<()>,
     sql_methods: Vec<String>,
+    sql_functions: PatternSet<()>,
     sql_text: PatternSet<()>,
     sql_text_filled: PatternSet<()>,
     pub idempotent_insert: Vec<String>,
@@ -883,6 +886,19 @@ impl Writes {
     /// Whether `method` runs the statement given as its first argument (`execute`).
     pub fn is_sql_method(&self, method: &str) -> bool {
         self.sql_methods.iter().any(|m| m == method)
+    }
+
+    /// The statement a call runs: the first argument of a method that runs one
+    /// (`cur.execute("INSERT ...")`), the second of a function given the cursor first
+    /// (`execute_values(cur, "INSERT ...", rows)`; `path` is the call's canonical path).
+    pub fn statement<'c>(&self, path: &QPath, call: &'c CallSite) -> Option<&'c Value> {
+        if self.is_sql_method(call.method.as_str()) {
+            call.args().first()
+        } else if self.sql_functions.find(path).is_some() {
+            call.args().get(1)
+        } else {
+            None
+        }
     }
 
     /// Whether a call of `path` is its first argument as a statement (`text("INSERT ...")`).
@@ -1894,6 +1910,7 @@ impl Catalog {
                 open_functions: pattern_set(&raw.writes.open_functions),
                 open_methods: pattern_set(&raw.writes.open_methods),
                 sql_methods: raw.writes.sql_methods.clone(),
+                sql_functions: pattern_set(&raw.writes.sql_functions),
                 sql_text: pattern_set(&raw.writes.sql_text),
                 sql_text_filled: pattern_set(&raw.writes.sql_text_filled),
                 idempotent_insert: raw.writes.idempotent_insert,

@@ -20,7 +20,8 @@ declare_rule! {
     /// `bulk_create` without `ignore_conflicts`/`update_conflicts`, Redis
     /// `incr`/`hincrby`/`lpush`/`rpush`/`xadd`, `cache.incr`, a raw SQL `INSERT` without
     /// `ON CONFLICT` (a string or an f-string, after a `WITH` clause too, or wrapped as
-    /// SQLAlchemy's `text(...)` or psycopg's `sql.SQL(...)`), and `open(..., "a")`. Not a total set before it is summed again
+    /// SQLAlchemy's `text(...)` or psycopg's `sql.SQL(...)`, or run by psycopg2's
+    /// `execute_values`/`execute_batch`), and `open(..., "a")`. Not a total set before it is summed again
     /// (`order.total = 0`, then `+=` per line: an absolute value), nor an update that also
     /// moves the state its filter selects by (`filter(seq__lt=n).update(balance=F(...) + x,
     /// seq=n)` adds once per `n`; but a field the filter only bounds, moved by an increment
@@ -247,14 +248,9 @@ fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Optio
             "tw305.counter",
             call = crate::project::call_label(call)
         )),
-        _ if writes.is_sql_method(method) => {
+        _ if let Some(statement) = writes.statement(&project.canonical(path), call) => {
             // A literal, or an f-string's text (`{}` for what it interpolates).
-            let sql = call
-                .args()
-                .first()?
-                .str_start()?
-                .trim_start()
-                .to_ascii_lowercase();
+            let sql = statement.str_start()?.trim_start().to_ascii_lowercase();
             // `UPDATE t SET n = n + 1`, an upsert's `DO UPDATE SET n = t.n + 1`: an increment,
             // in a helper too.
             if let Some(column) = sql_increment(&sql) {
@@ -341,8 +337,14 @@ fn written_rows<'c>(
 ) -> Option<Rows<'c>> {
     let orm = &project.catalog.orm;
     let method = call.method.as_str();
-    if project.catalog.writes.is_sql_method(method) {
+    let writes = &project.catalog.writes;
+    if writes.is_sql_method(method) {
         return sql_table(call.args().first()?.str_start()?, verb).map(Rows::Table);
+    }
+    if let Some(path) = &call.path
+        && let Some(statement) = writes.statement(&project.canonical(path), call)
+    {
+        return sql_table(statement.str_start()?, verb).map(Rows::Table);
     }
     let orm_verb = match verb {
         Verb::Insert => orm.create_methods.has(method) || orm.bulk_create_methods.has(method),
