@@ -708,10 +708,12 @@ fn is_conf_update(project: &Project, method: &str) -> bool {
 }
 
 /// The files of the Django settings modules `modules` names and of the project modules they
-/// star-import, transitively (a few levels: `prod` → `base` → `components.celery`).
+/// star-import, transitively (a few levels: `prod` → `base` → `components.celery`). A module
+/// named for tests does not count: `conftest.py` points the test run at `settings.test`.
 fn django_settings_closure(project: &Project, modules: &[String]) -> Vec<u32> {
     let mut files: Vec<u32> = modules
         .iter()
+        .filter(|module| !named_for_tests(module))
         .filter_map(|module| project.module_of(module))
         .collect();
     let mut next = 0;
@@ -828,17 +830,15 @@ fn known(project: &Project, value: &Value) -> Option<Value> {
 struct Found {
     /// By the app told ([`app_key`]; `None`: no app in particular), in the order first seen.
     told: Vec<(Option<Call>, Sources)>,
-    django_modules: Vec<String>,
+    /// `DJANGO_SETTINGS_MODULE` defaults, by the file that sets them.
+    django_modules: Vec<(u32, String)>,
 }
 
 impl Found {
     /// Where an app reads settings from (with `None`, any app of the folder): what it is told
     /// and what no app in particular is told.
     fn sources(&self, app: Option<Call>) -> Sources {
-        let mut sources = Sources {
-            django_modules: self.django_modules.clone(),
-            ..Sources::default()
-        };
+        let mut sources = Sources::default();
         for (told, found) in &self.told {
             if app.is_some() && told.is_some_and(|told| Some(told) != app) {
                 continue;
@@ -848,6 +848,19 @@ impl Found {
             sources.classes.extend(found.classes.iter().cloned());
             sources.files.extend(&found.files);
         }
+        // The worker runs the app's module: the settings module it names is the worker's, and
+        // what `manage.py` or `wsgi.py` name is the web process's. Named elsewhere only, any
+        // of them may be.
+        let by_app = self
+            .django_modules
+            .iter()
+            .any(|(file, _)| sources.files.contains(file));
+        sources.django_modules = self
+            .django_modules
+            .iter()
+            .filter(|(file, _)| !by_app || sources.files.contains(file))
+            .map(|(_, module)| module.clone())
+            .collect();
         // With no `config_from_object` at all, Django's `CELERY_` settings are the likely
         // source; with one that names another module or class only, Django's are not read.
         if sources.namespaces.is_empty() && sources.modules.is_empty() && sources.classes.is_empty()
@@ -906,7 +919,7 @@ impl Sources {
                                 && name.as_str() == Some(DJANGO_SETTINGS_MODULE)
                                 && let Some(module) = module.as_str()
                             {
-                                found.django_modules.push(module.to_string());
+                                found.django_modules.push((file, module.to_string()));
                             }
                         }
                     });
