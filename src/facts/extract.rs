@@ -1560,7 +1560,13 @@ impl<'e, 'c> Walker<'e, 'c> {
                         !keys.iter().any(|key| released.contains(key))
                     }
                     Some(released) => !keys.contains(&released),
-                    None => call.keywords().is_empty() && !objects.contains(&call.receiver_var),
+                    // A bare `release()` is a function of the project's, not a lock object's
+                    // method: the project decides what it releases.
+                    None => {
+                        call.receiver.is_some()
+                            && call.keywords().is_empty()
+                            && !objects.contains(&call.receiver_var)
+                    }
                 }
             } else {
                 // `release_lock(progress_key)`: a project helper that may delete what it is

@@ -24,8 +24,9 @@ declare_rule! {
     /// so is one that returns the marker's answer itself (`return cache.add(key, 1, ttl)`,
     /// `return created` after `get_or_create`). A key given back when the work ends is a lock,
     /// not a marker: released in a `finally` (directly, or by a project helper that deletes
-    /// it: `release_lock(key)`; also when a claim helper took it: `if not try_lock(key):
-    /// return`, then `finally: unlock(key)`), or taken by a context manager
+    /// it: `release_lock(key)`, or a `release()` the task defines; also when a claim helper
+    /// took it: `if not try_lock(key): return`, then `finally: unlock(key)`), or taken by a
+    /// context manager
     /// (`with mutex.acquire() as acquired: if not acquired: return`). Nor is one deleted when
     /// the work fails (`except Exception: redis.delete(marker); raise`): the retry takes it
     /// again. It must be that key: a `finally` that deletes a progress key or releases another
