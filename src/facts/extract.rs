@@ -1660,14 +1660,7 @@ impl<'e, 'c> Walker<'e, 'c> {
 
     fn function_def<'a>(&mut self, def: &'a ast::StmtFunctionDef, pending: &mut Pending<'a>) {
         let name = def.name.as_str();
-        let (qualname, parent) = if self.is_module {
-            (qualify(&self.ex.module, name), None)
-        } else {
-            (
-                dotted_join(&self.ex.functions[self.func].qualname, name),
-                Some(self.func),
-            )
-        };
+        let (qualname, parent) = self.defined_here(name);
         let index = self.ex.functions.len();
         let mut function = new_function(name, qualname, None, parent, def.range);
         function.name_range = def.name.range;
@@ -1689,22 +1682,39 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
             }
         }
-        // A nested function is called by its name in the enclosing one: the name stands for it.
-        if !self.is_module {
-            let path = cached_path(&mut self.ex.dotted_paths, &function.qualname);
-            self.set_local(
-                name,
-                Value {
-                    path: Some(path),
-                    ..Value::default()
-                },
-            );
-        }
-        if !self.is_module {
-            self.capture_sources(index);
-        }
+        self.bind_nested(name, &function.qualname, index);
         self.ex.functions.push(function);
         pending.push((index, FunctionSource::Def(def)));
+    }
+
+    /// The qualified name and the parent of a function `name` defined here: in the module, or
+    /// nested in this function.
+    fn defined_here(&self, name: &str) -> (String, Option<usize>) {
+        if self.is_module {
+            (qualify(&self.ex.module, name), None)
+        } else {
+            (
+                dotted_join(&self.ex.functions[self.func].qualname, name),
+                Some(self.func),
+            )
+        }
+    }
+
+    /// A nested function (`index`) is called by its name in the enclosing one: the name
+    /// stands for it, and it reads the enclosing function's locals ([`Self::capture_sources`]).
+    fn bind_nested(&mut self, name: &str, qualname: &str, index: usize) {
+        if self.is_module {
+            return;
+        }
+        let path = cached_path(&mut self.ex.dotted_paths, qualname);
+        self.set_local(
+            name,
+            Value {
+                path: Some(path),
+                ..Value::default()
+            },
+        );
+        self.capture_sources(index);
     }
 
     /// Hands the nested function `index` the locals of this one that carry a source or hold
@@ -1747,27 +1757,10 @@ impl<'e, 'c> Walker<'e, 'c> {
     ) {
         let name = target.id.as_str();
         let index = self.ex.functions.len();
-        let (qualname, parent) = if self.is_module {
-            (qualify(&self.ex.module, name), None)
-        } else {
-            (
-                dotted_join(&self.ex.functions[self.func].qualname, name),
-                Some(self.func),
-            )
-        };
+        let (qualname, parent) = self.defined_here(name);
         let mut function = new_function(name, qualname, None, parent, lambda.range);
         function.name_range = target.range;
-        if !self.is_module {
-            let path = cached_path(&mut self.ex.dotted_paths, &function.qualname);
-            self.set_local(
-                name,
-                Value {
-                    path: Some(path),
-                    ..Value::default()
-                },
-            );
-            self.capture_sources(index);
-        }
+        self.bind_nested(name, &function.qualname, index);
         self.ex.functions.push(function);
         pending.push((index, FunctionSource::Lambda(lambda)));
     }
