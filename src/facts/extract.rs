@@ -6007,13 +6007,16 @@ fn resolve_state_guards(events: &mut [Event], blocks: &[Block], catalog: &Catalo
         else {
             continue;
         };
-        let guard_block = events[index].block;
+        // The path the guard leaves from goes on past the `with` and `try` statements around
+        // it: `with atomic(): row = ...first(); if not row: return`, then `row.status = "sent"`
+        // after the block.
+        let guarded = run_through_from(blocks, events[index].block);
         let written = |field: Sym| {
             events[index + 1..].iter().any(|event| {
                 event.kind.writes_field(field)
                     && !matches!(&event.kind, EventKind::Call(call)
                         if call.path.as_ref().is_some_and(|path| catalog.sink(path).is_some()))
-                    && (!on_path || always_runs_through(blocks, event.block, guard_block))
+                    && (!on_path || always_runs_through(blocks, event.block, guarded))
             })
         };
         // The field written names the done-check (`sms_sent`, not the `status` selected with it).
@@ -6030,6 +6033,18 @@ fn resolve_state_guards(events: &mut [Event], blocks: &[Block], catalog: &Catalo
             };
         }
     }
+}
+
+/// The outermost block that `block` is reached from through `with`, `try` and `finally` blocks
+/// only: the code of each runs on into the next.
+fn run_through_from(blocks: &[Block], mut block: u32) -> u32 {
+    while let Some(info) = blocks.get(block as usize)
+        && let (BlockKind::With { .. } | BlockKind::Try { .. } | BlockKind::Finally, Some(parent)) =
+            (&info.kind, info.parent)
+    {
+        block = parent;
+    }
+    block
 }
 
 /// Whether code in `ancestor` that reaches the end of `block`'s enclosing statements always runs
