@@ -14,7 +14,9 @@ declare_rule! {
     /// loop leaves right after (`send(...)` then `break` or `return`, in a branch, a `try` body
     /// or an `except` handler) runs once per run, and is not repeated by it; nor does the
     /// loop's `else`, which runs only when no pass broke out, follow it (`for p in providers:`
-    /// / `try: p.send(...); break` / `else: send_mail(...)`).
+    /// / `try: p.send(...); break` / `else: send_mail(...)`). An effect in a lambda handed over
+    /// in a loop (`pool.submit(lambda: send(...))`) runs once per pass too; it follows no step
+    /// of the task, as it may run at another time.
     /// A helper that calls itself (over a tree's children, or the next page) repeats what it
     /// reaches as a loop does, unless the call to itself and the effect are in exclusive
     /// branches. Progress counts as recorded where it is committed: an ORM write, or an attribute set
@@ -77,14 +79,18 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                     || committed_before(i, function.events()[to].block))
         })
     };
-    for effect in task.ordered_effects().filter(|e| keyless(e)) {
+    // A lambda's effect (`pool.submit(lambda: send(...))`, `on_commit(lambda: ...)`) runs at
+    // another time than the task's steps, so it follows none of them; handed over in a loop,
+    // it still runs once per pass.
+    for effect in task.effects.iter().filter(|e| keyless(e)) {
         // A helper that guards its effect with a done state and writes state records its own
         // progress: a retry passes its guard.
         if effect.guarded && effect.trace.len() > 1 && project.writes_state(task.id, effect.index) {
             continue;
         }
         let followed = task.ordered_effects().find(|other| {
-            other.index > effect.index
+            !effect.deferred
+                && other.index > effect.index
                 && !function.exclusive(effect.block, other.block)
                 && !function.only_if_failed(effect.index, other.index)
                 && !recorded_between(effect.index, other.index, effect.block)
