@@ -1037,12 +1037,14 @@ impl<'e, 'c> Walker<'e, 'c> {
             Stmt::If(stmt_if) => self.stmt_if(stmt_if, block, pending),
             Stmt::For(stmt_for) => {
                 let iter = self.expr(&stmt_for.iter, block);
-                let body = self.push_block(
-                    block,
-                    BlockKind::Loop {
-                        ends: ends(&stmt_for.body),
-                    },
-                );
+                // `for address in [settings.BILLING_EMAIL]:` makes one pass, as a body that
+                // ends in `break` does.
+                let ends = if single_item(&stmt_for.iter) {
+                    Ends::Breaks
+                } else {
+                    ends(&stmt_for.body)
+                };
+                let body = self.push_block(block, BlockKind::Loop { ends });
                 let item = Value {
                     taint: iter.taint.clone(),
                     path: iter
@@ -6033,6 +6035,17 @@ fn resolve_state_guards(events: &mut [Event], blocks: &[Block], catalog: &Catalo
             };
         }
     }
+}
+
+/// Whether `expr` is a list, tuple or set display of one item, not unpacked (`[x]`, `(x,)`).
+fn single_item(expr: &Expr) -> bool {
+    let items = match expr {
+        Expr::List(list) => &list.elts,
+        Expr::Tuple(tuple) => &tuple.elts,
+        Expr::Set(set) => &set.elts,
+        _ => return false,
+    };
+    matches!(&items[..], [item] if !item.is_starred_expr())
 }
 
 /// The outermost block that `block` is reached from through `with`, `try` and `finally` blocks

@@ -157,7 +157,7 @@ fn write_after(project: &Project, hop: Hop) -> Option<Write> {
 /// `status = "inflight"`, the flag itself) before the call, in the guard's transaction or
 /// committed on its own. After a crash the redelivery stops at the guard; the effect may be
 /// lost, but it is not repeated, and a write after the effect is not its done state.
-fn claimed_before(project: &Project, hop: Hop) -> bool {
+pub(crate) fn claimed_before(project: &Project, hop: Hop) -> bool {
     let Some(function) = project.function(hop.func) else {
         return false;
     };

@@ -1,6 +1,7 @@
 use crate::facts::EventKind;
 use crate::i18n::tr;
 use crate::project::KeyStatus;
+use crate::rules::effects::tw103::claimed_before;
 use crate::rules::{Checker, EffectAt, TaskView, declare_rule, effect_clause};
 
 declare_rule! {
@@ -16,7 +17,11 @@ declare_rule! {
     /// loop's `else`, which runs only when no pass broke out, follow it (`for p in providers:`
     /// / `try: p.send(...); break` / `else: send_mail(...)`). An effect in a lambda handed over
     /// in a loop (`pool.submit(lambda: send(...))`) runs once per pass too; it follows no step
-    /// of the task, as it may run at another time.
+    /// of the task, as it may run at another time. A loop over a one-item display (`for a in
+    /// [settings.ALERT_EMAIL]:`) makes one pass. Nor is an effect reported whose run claims its
+    /// done state and commits it before the effect, outside any transaction around the effect
+    /// (the at-most-once choice): the retry stops at the guard, and a failure loses the rest
+    /// instead of repeating it.
     /// A helper that calls itself (over a tree's children, or the next page) repeats what it
     /// reaches as a loop does, unless the call to itself and the effect are in exclusive
     /// branches. Progress counts as recorded where it is committed: an ORM write, or an attribute set
@@ -86,6 +91,20 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         // A helper that guards its effect with a done state and writes state records its own
         // progress: a retry passes its guard.
         if effect.guarded && effect.trace.len() > 1 && project.writes_state(task.id, effect.index) {
+            continue;
+        }
+        // The at-most-once choice: the run's done state is claimed and committed before the
+        // effect, outside any transaction around it. A retry stops at the guard; what a failure
+        // leaves undone is lost, not repeated.
+        if effect.guarded
+            && effect
+                .hops
+                .first()
+                .is_some_and(|&hop| claimed_before(project, hop))
+            && project
+                .transactions_around(task.id, effect.block)
+                .is_empty()
+        {
             continue;
         }
         let followed = task.ordered_effects().find(|other| {
