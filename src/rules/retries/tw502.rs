@@ -1,4 +1,4 @@
-use crate::facts::EventKind;
+use crate::facts::{BlockKind, Ends, EventKind, Function};
 use crate::i18n::tr;
 use crate::project::KeyStatus;
 use crate::rules::effects::tw103::claimed_before;
@@ -21,7 +21,10 @@ declare_rule! {
     /// [settings.ALERT_EMAIL]:`) makes one pass. Nor is an effect reported whose run claims its
     /// done state and commits it before the effect, outside any transaction around the effect
     /// (the at-most-once choice): the retry stops at the guard, and a failure loses the rest
-    /// instead of repeating it.
+    /// instead of repeating it. A retry loop written by hand (`for attempt in range(3): try:
+    /// r = requests.post(...); r.raise_for_status()` / `except RequestException: continue` /
+    /// `break`) runs the effect again after it went through, when code after it in the `try`
+    /// raises and the handler starts the next pass.
     /// A helper that calls itself (over a tree's children, or the next page) repeats what it
     /// reaches as a loop does, unless the call to itself and the effect are in exclusive
     /// branches. Progress counts as recorded where it is committed: an ORM write, or an attribute set
@@ -114,7 +117,12 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 && !function.only_if_failed(effect.index, other.index)
                 && !recorded_between(effect.index, other.index, effect.block)
         });
-        let repeated_in_loop = function.repeating_loop(effect.block).filter(|&loop_block| {
+        let repeating = function.repeating_loop(effect.block);
+        let retried = repeating
+            .is_none()
+            .then(|| retried_after_success(function, effect.index, effect.block))
+            .flatten();
+        let repeated_in_loop = repeating.or(retried).filter(|&loop_block| {
             // Per-iteration progress: a guard or a write inside the loop body. A guard before
             // the loop (`if campaign.sent: return`) checks the whole run, which a failure in a
             // later iteration leaves undone.
@@ -166,6 +174,8 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             tr!(lang, "tw502.next_effect", line = row)
         } else if effect.followed_inside {
             tr!(lang, "tw502.helper")
+        } else if repeated_in_loop.is_some() && retried.is_some() {
+            tr!(lang, "tw502.retried")
         } else if repeated_in_loop.is_some() || effect.looped_inside {
             tr!(lang, "tw502.loop")
         } else {
@@ -185,4 +195,45 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         }
         return;
     }
+}
+
+/// The loop that runs the effect at `index` again after it went through: the `try` body around
+/// it goes on to code that can raise (`response.raise_for_status()` after the `post`), and a
+/// handler of that `try` starts the loop's next pass (`except RequestException: continue`). A
+/// retry loop written by hand posts again what the server answered with an error but may have
+/// done; a raise from the effect itself (`try: p.send(...); break` over providers) is the next
+/// attempt at what did not happen.
+fn retried_after_success(function: &Function, index: usize, block: u32) -> Option<u32> {
+    let blocks = function.blocks();
+    for at in function.ancestors(block) {
+        let info = blocks.get(at as usize)?;
+        match info.kind {
+            BlockKind::Loop { .. } | BlockKind::Deferred => return None,
+            BlockKind::Try { .. } => {}
+            _ => continue,
+        }
+        let parent = info.parent?;
+        let raises_after = function.events().iter().skip(index + 1).any(|event| {
+            matches!(event.kind, EventKind::Call(_)) && function.block_within(event.block, at)
+        });
+        // The statement's handlers: the blocks beside its body, up to its `finally`.
+        let next_pass = blocks
+            .iter()
+            .skip(at as usize + 1)
+            .filter(|other| other.parent == Some(parent))
+            .take_while(|other| !matches!(other.kind, BlockKind::Finally))
+            .any(|handler| {
+                matches!(
+                    handler.kind,
+                    BlockKind::Handler {
+                        ends: Ends::Continues,
+                        ..
+                    }
+                )
+            });
+        if raises_after && next_pass {
+            return function.in_loop(parent);
+        }
+    }
+    None
 }
