@@ -10,7 +10,8 @@ declare_rule! {
     /// ## What it does
     /// With a Redis or SQS broker, reports a time limit, a literal `countdown` of an
     /// `apply_async`, a task's `signature(...)` or `self.retry` (or in a task's
-    /// `retry_kwargs`), an `eta` a written
+    /// `retry_kwargs`; `delay(..., countdown=60)` passes `countdown` to the task as an
+    /// argument), an `eta` a written
     /// duration after the current time (`eta=timezone.now() + timedelta(hours=3)`), or a task's
     /// `default_retry_delay`/`retry_backoff_max` longer than the broker's `visibility_timeout`
     /// (`broker_transport_options`; Redis defaults to 3600 s, SQS to 1800 s). Values may be
@@ -216,7 +217,16 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
                 },
             };
             let class = project.call_class(id, index);
-            let enqueue = matches!(class, Some(CallClass::Enqueue { .. }));
+            // `send_reminder.delay(user_id, countdown=60)` passes `countdown` to the task as
+            // an argument: only a method that takes options (`apply_async`) schedules.
+            let arguments_only = || {
+                project.enqueued_framework(call, id).is_some_and(|spec| {
+                    let method = call.method.as_str();
+                    spec.enqueue_methods.iter().any(|m| m == method)
+                        && !spec.options_methods.iter().any(|m| m == method)
+                })
+            };
+            let enqueue = matches!(class, Some(CallClass::Enqueue { .. })) && !arguments_only();
             // A project method of the retry method's name (`attempt.retry(countdown=...)` on a
             // model) schedules nothing on the broker.
             let retry = retry_method.is_some_and(|m| m == call.method.as_str())
