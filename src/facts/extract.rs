@@ -1907,6 +1907,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                 self.ex.catalog.is_factory_keyword(Sym::new(arg.as_str()))
             })))
         });
+        let own_init = def
+            .body
+            .iter()
+            .any(|stmt| matches!(stmt, Stmt::FunctionDef(f) if f.name.as_str() == "__init__"));
         for stmt in &def.body {
             match stmt {
                 Stmt::Assign(assign) => {
@@ -1924,6 +1928,17 @@ impl<'e, 'c> Walker<'e, 'c> {
                     if let (Expr::Name(name), Some(value)) = (&*assign.target, &assign.value) {
                         let mut value = self.class_value(value);
                         value.set_label(assign.range.start());
+                        self.ex.classes[index].attrs.insert(name.id.as_str(), value);
+                    } else if let Expr::Name(name) = &*assign.target
+                        && !own_init
+                        && let Some(class) = self.annotation_path(&assign.annotation)
+                    {
+                        // `gateway: GatewayClient` in a dataclass (a class whose `__init__` is
+                        // made for it): the field holds an instance of what it is declared as.
+                        let value = Value {
+                            path: Some(class.instance()),
+                            ..Value::default()
+                        };
                         self.ex.classes[index].attrs.insert(name.id.as_str(), value);
                     } else if let (Expr::Name(name), true) = (&*assign.target, factories) {
                         self.ex.classes[index]
