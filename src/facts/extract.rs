@@ -1902,10 +1902,10 @@ impl<'e, 'c> Walker<'e, 'c> {
             let Stmt::AnnAssign(assign) = stmt else {
                 return false;
             };
-            matches!(assign.value.as_deref(), Some(Expr::Call(call))
-            if call.arguments.keywords.iter().any(|k| k.arg.as_ref().is_some_and(|arg| {
-                self.ex.catalog.is_factory_keyword(Sym::new(arg.as_str()))
-            })))
+            assign
+                .value
+                .as_deref()
+                .is_some_and(|value| self.has_factory_keyword(value))
         });
         let own_init = def
             .body
@@ -1926,8 +1926,17 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
                 Stmt::AnnAssign(assign) => {
                     if let (Expr::Name(name), Some(value)) = (&*assign.target, &assign.value) {
+                        let made_by_factory = self.has_factory_keyword(value);
                         let mut value = self.class_value(value);
                         value.set_label(assign.range.start());
+                        // `client: Client = field(default_factory=Client)`: whatever the
+                        // factory or the caller gives, the field holds what it is declared as.
+                        if made_by_factory
+                            && !own_init
+                            && let Some(class) = self.annotation_path(&assign.annotation)
+                        {
+                            value.path = Some(class.instance());
+                        }
                         self.ex.classes[index].attrs.insert(name.id.as_str(), value);
                     } else if let Expr::Name(name) = &*assign.target
                         && !own_init
@@ -2636,6 +2645,15 @@ impl<'e, 'c> Walker<'e, 'c> {
     /// `req = ChargeRequest(amount=a)`, a class of this module with a field
     /// `key: str = field(default_factory=lambda: uuid4().hex)` the call does not pass: `req.key`
     /// holds the factory's taint. Fields are matched to positional arguments in order.
+    /// Whether `value` is a call given a default's factory (`field(default_factory=uuid4)`,
+    /// attrs' `field(factory=list)`).
+    fn has_factory_keyword(&self, value: &Expr) -> bool {
+        matches!(value, Expr::Call(call)
+        if call.arguments.keywords.iter().any(|k| k.arg.as_ref().is_some_and(|arg| {
+            self.ex.catalog.is_factory_keyword(Sym::new(arg.as_str()))
+        })))
+    }
+
     fn factory_fields(&mut self, target: &str, call: &ast::ExprCall) {
         let Expr::Name(class_name) = &*call.func else {
             return;
