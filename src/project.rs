@@ -4865,19 +4865,12 @@ fn raise_skips(function: &Function, block: u32, target: u32) -> bool {
         let in_loop = function
             .in_loop(parent)
             .is_some_and(|pass| function.block_within(target, pass));
-        // The statement's handlers: the blocks beside it, up to its `finally`.
-        let leaves = blocks
-            .iter()
-            .skip(at as usize + 1)
-            .filter(|other| other.parent == Some(parent))
-            .take_while(|other| !matches!(other.kind, BlockKind::Finally))
-            .all(|handler| match handler.kind {
-                BlockKind::Handler { ends, .. } => {
-                    ends == Ends::Leaves
-                        || in_loop && matches!(ends, Ends::Continues | Ends::Breaks)
-                }
-                _ => true,
-            });
+        let leaves = function.handlers_of(at).all(|handler| match handler.kind {
+            BlockKind::Handler { ends, .. } => {
+                ends == Ends::Leaves || in_loop && matches!(ends, Ends::Continues | Ends::Breaks)
+            }
+            _ => true,
+        });
         if !leaves {
             return false;
         }

@@ -999,6 +999,19 @@ impl Function {
             .and_then(|offset| u32::try_from(after + offset).ok())
     }
 
+    /// The `except` handlers of the `try` statement whose body is `try_body`: the blocks
+    /// beside it, up to its `finally`.
+    pub fn handlers_of(&self, try_body: u32) -> impl Iterator<Item = &Block> + '_ {
+        let blocks = self.blocks();
+        let parent = blocks.get(try_body as usize).and_then(|blk| blk.parent);
+        blocks
+            .get(try_body as usize + 1..)
+            .unwrap_or_default()
+            .iter()
+            .filter(move |other| parent.is_some() && other.parent == parent)
+            .take_while(|other| !matches!(other.kind, BlockKind::Finally))
+    }
+
     /// `block` and the blocks that contain it, innermost first.
     pub fn ancestors(&self, block: u32) -> impl Iterator<Item = u32> + '_ {
         std::iter::successors(Some(block), |b| {

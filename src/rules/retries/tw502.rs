@@ -216,21 +216,15 @@ fn retried_after_success(function: &Function, index: usize, block: u32) -> Optio
         let raises_after = function.events().iter().skip(index + 1).any(|event| {
             matches!(event.kind, EventKind::Call(_)) && function.block_within(event.block, at)
         });
-        // The statement's handlers: the blocks beside its body, up to its `finally`.
-        let next_pass = blocks
-            .iter()
-            .skip(at as usize + 1)
-            .filter(|other| other.parent == Some(parent))
-            .take_while(|other| !matches!(other.kind, BlockKind::Finally))
-            .any(|handler| {
-                matches!(
-                    handler.kind,
-                    BlockKind::Handler {
-                        ends: Ends::Continues,
-                        ..
-                    }
-                )
-            });
+        let next_pass = function.handlers_of(at).any(|handler| {
+            matches!(
+                handler.kind,
+                BlockKind::Handler {
+                    ends: Ends::Continues,
+                    ..
+                }
+            )
+        });
         if raises_after && next_pass {
             return function.in_loop(parent);
         }
