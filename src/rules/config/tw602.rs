@@ -95,8 +95,8 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             (&settings.task_soft_time_limit, "task_soft_time_limit"),
         ] {
             if let Some(setting) = setting
-                && let Some(value) = setting.as_int()
-                && value > timeout
+                && let Some(value) = setting.value.as_ref().and_then(Value::as_f64)
+                && exceeds(value, timeout)
             {
                 found.push((
                     setting.file,
@@ -131,10 +131,10 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             let Some((file, value)) = task.task.options.get_in(name) else {
                 continue;
             };
-            let Some(seconds) = project.constant(value).and_then(|v| v.as_int()) else {
+            let Some(seconds) = project.constant(value).and_then(|v| v.as_f64()) else {
                 continue;
             };
-            if seconds > timeout {
+            if exceeds(seconds, timeout) {
                 found.push((
                     file,
                     value.setting_range(),
@@ -157,8 +157,8 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         // `self.retry(countdown=7200)` does.
         if let Some((file, options)) = task.task.options.get_in(&celery.retry_options)
             && let Some(countdown) = options.dict_get(&celery.countdown)
-            && let Some(seconds) = project.constant(countdown).and_then(|v| v.as_int())
-            && seconds > timeout
+            && let Some(seconds) = project.constant(countdown).and_then(|v| v.as_f64())
+            && exceeds(seconds, timeout)
         {
             found.push((
                 file,
@@ -254,15 +254,14 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
             };
             let value = project.constant(countdown);
             let seconds = match value.as_ref().map(|v| &v.lit) {
-                #[expect(clippy::cast_possible_truncation, reason = "whole seconds suffice")]
-                Some(Lit::FromNow(seconds)) if eta => *seconds as i64,
-                Some(_) if !eta => match value.as_ref().and_then(Value::as_int) {
+                Some(Lit::FromNow(seconds)) if eta => *seconds,
+                Some(_) if !eta => match value.as_ref().and_then(Value::as_f64) {
                     Some(seconds) => seconds,
                     None => continue,
                 },
                 _ => continue,
             };
-            if seconds > timeout {
+            if exceeds(seconds, timeout) {
                 let key = if eta { "tw602.eta" } else { "tw602.countdown" };
                 found.push((
                     id.file,
@@ -286,4 +285,14 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
         let help = tr!(lang, "tw602.help");
         checker.report(&RULE, file, range, message, help);
     }
+}
+
+/// Whether a duration in seconds, as written (`3600.5` is not `3600`), runs past the broker's
+/// visibility timeout.
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "timeouts are far below 2^52 seconds"
+)]
+fn exceeds(seconds: f64, timeout: i64) -> bool {
+    seconds.is_finite() && seconds > timeout as f64
 }
