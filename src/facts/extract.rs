@@ -4514,11 +4514,37 @@ impl<'e, 'c> Walker<'e, 'c> {
             _ => (self.expr(&call.func, block), Sym::new(""), None),
         };
         func.range = call.func.range();
+        // One catalog lookup for what the call does with functions or durations.
+        let role = func
+            .path
+            .as_ref()
+            .and_then(|path| self.ex.catalog.call_role(path));
+        let runs_now = match role {
+            Some(CallRole::Runner(runner)) if !runner.later => Some(runner),
+            _ => None,
+        };
         let mut args = Vec::with_capacity(call.arguments.args.len());
         let mut star_args = false;
-        for arg in &call.arguments.args {
+        for (index, arg) in call.arguments.args.iter().enumerate() {
             if matches!(arg, Expr::Starred(_)) {
                 star_args = true;
+            }
+            // `pool.map(lambda u: send_mail(..., [u.email]), users)`: the lambda runs now, once
+            // per item, as a loop's body would; not later, as a lambda kept for a callback.
+            if let Some(runner) = runs_now
+                && index == runner.function
+                && let Expr::Lambda(lambda) = arg
+            {
+                let body = match runner.repeats {
+                    true => self.push_block(block, BlockKind::Loop { ends: Ends::Falls }),
+                    false => block,
+                };
+                let made = self.expr(&lambda.body, body);
+                args.push(Value {
+                    taint: made.taint.into_iter().filter(is_source).collect(),
+                    ..Value::default()
+                });
+                continue;
             }
             args.push(self.expr(arg, block));
         }
@@ -4678,11 +4704,6 @@ impl<'e, 'c> Walker<'e, 'c> {
         // calls it once per item, as a loop would.
         let mut run = None;
         let mut repeats = false;
-        // One catalog lookup for what the call does with functions or durations.
-        let role = func
-            .path
-            .as_ref()
-            .and_then(|path| self.ex.catalog.call_role(path));
         if let Some(CallRole::Runner(runner)) = role
             && !runner.later
             && let Some(target) = args.get(runner.function)

@@ -17,7 +17,8 @@ declare_rule! {
     /// loop's `else`, which runs only when no pass broke out, follow it (`for p in providers:`
     /// / `try: p.send(...); break` / `else: send_mail(...)`). An effect in a lambda handed over
     /// in a loop (`pool.submit(lambda: send(...))`) runs once per pass too; it follows no step
-    /// of the task, as it may run at another time. A loop over a one-item display (`for a in
+    /// of the task, as it may run at another time. A lambda handed to `map` or `pool.map`
+    /// (`pool.map(lambda u: send(u), users)`) runs now, once per item: a loop. A loop over a one-item display (`for a in
     /// [settings.ALERT_EMAIL]:`) makes one pass. Nor is an effect reported whose run claims its
     /// done state and commits it before the effect, outside any transaction around the effect
     /// (the at-most-once choice): the retry stops at the guard, and a failure loses the rest
