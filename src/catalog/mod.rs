@@ -1058,6 +1058,13 @@ pub struct StateWrites {
     session_writes: Vec<String>,
     session_methods: Vec<String>,
     session_receiver_words: Vec<String>,
+    /// The last method of a call that loads a row through a session, whose changed attributes
+    /// the session's commit writes ([`Catalog::loads_session_row`]).
+    #[serde(default)]
+    session_load_methods: Vec<String>,
+    /// Class attributes that query through a session (Flask-SQLAlchemy's `Model.query`).
+    #[serde(default)]
+    session_query_attributes: Vec<String>,
     write_statements: Vec<String>,
     write_sql_verbs: Vec<String>,
 }
@@ -2583,6 +2590,40 @@ impl Catalog {
         self.frameworks
             .iter()
             .find(|spec| spec.framework == framework)
+    }
+
+    /// Whether `path`, a local's value, is a row loaded through a SQLAlchemy-style session
+    /// (`session.get(Account, id)`, `SessionLocal().scalars(...).one()`,
+    /// `db.session.query(...).first()`, `Account.query.get(id)`): a load method called on a
+    /// path through a session or a query attribute. Its changed attributes are written by the
+    /// session's `commit`.
+    pub fn loads_session_row(&self, path: &QPath) -> bool {
+        let writes = &self.state_writes;
+        let Some((last, through)) = path.segs().split_last() else {
+            return false;
+        };
+        last.call != Call::No
+            && writes.session_load_methods.iter().any(|m| *m == *last.name)
+            && through.iter().any(|seg| {
+                let name = seg.name.as_str();
+                writes.session_query_attributes.iter().any(|a| a == name)
+                    || writes.session_receiver_words.iter().any(|word| {
+                        name.as_bytes()
+                            .windows(word.len())
+                            .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+                    })
+            })
+    }
+
+    /// Whether a call commits a session's changes: a `session-methods` call (`commit`,
+    /// `flush`) that writes rows ([`Catalog::writes_rows`]).
+    pub fn commits_session(&self, canonical: &QPath, call: &CallSite) -> bool {
+        let method = call.method.as_str();
+        self.state_writes
+            .session_methods
+            .iter()
+            .any(|m| m == method)
+            && self.writes_rows(canonical, call)
     }
 
     /// Whether a call writes rows outside Django's ORM (`canonical` is its path): a

@@ -13,7 +13,8 @@ declare_rule! {
     /// is repeated: `F("x") + n` in `update()` (also inside a database function:
     /// `Coalesce(F("x"), 0) + 1`; SQLAlchemy: `update(T).values(x=T.x + n)`) or in the
     /// `defaults` of `update_or_create`, `obj.x += n` (or `obj.x = obj.x + n`) followed by
-    /// `save()`, raw SQL that adds to a column (`UPDATE t SET n = n + 1`, and an upsert whose
+    /// `save()` (or, on a row a SQLAlchemy session loaded, by the session's `commit()`/`flush()`
+    /// or the end of `with session.begin():`), raw SQL that adds to a column (`UPDATE t SET n = n + 1`, and an upsert whose
     /// `DO UPDATE SET`/`ON DUPLICATE KEY UPDATE` does: the conflict clause makes its insert
     /// safe, not the increment it runs instead; not `n = EXCLUDED.n`),
     /// `Model.objects.create(...)` where no unique constraint covers the given fields,
@@ -136,7 +137,16 @@ fn writes_in(
                 // Text appended (`invoice.notes += "\n" + line`) is not a count.
                 let increment = (assign.augmented && assign.value.str_start().is_none())
                     || assign.value.flags & Value::ACCUMULATES != 0;
-                if !loaded || !increment {
+                // A row a SQLAlchemy session loaded (`account = session.get(Account, id)`),
+                // whose commit writes it.
+                let session_row = || {
+                    assign
+                        .object
+                        .as_ref()
+                        .is_some_and(|p| project.catalog.loads_session_row(p))
+                };
+                let by_session = !loaded && increment && session_row();
+                if !(loaded || by_session) || !increment {
                     continue;
                 }
                 // `order.total = 0` or `= Decimal("0")` before (`+=` over the lines after it):
@@ -156,9 +166,25 @@ fn writes_in(
                     continue;
                 }
                 // The write happens when the object is saved.
-                let saved = function.events()[index + 1..].iter().any(|e| {
-                    matches!(&e.kind, EventKind::Call(c) if orm.save_methods.has(c.method.as_str()) && c.receiver_var.map(crate::path::Sym::as_str) == Some(&*assign.var))
-                });
+                let saved = match by_session {
+                    // Committed by a later `session.commit()`, or by the end of the `with
+                    // session.begin():` block around it.
+                    true => {
+                        project.session_write(function, index).is_some()
+                            || function.events()[index + 1..].iter().any(|e| {
+                                matches!(&e.kind, EventKind::Call(c)
+                                    if !function.is_deferred(e.block)
+                                        && c.path.as_ref().is_some_and(|path| {
+                                            project
+                                                .catalog
+                                                .commits_session(&project.canonical(path), c)
+                                        }))
+                            })
+                    }
+                    false => function.events()[index + 1..].iter().any(|e| {
+                        matches!(&e.kind, EventKind::Call(c) if orm.save_methods.has(c.method.as_str()) && c.receiver_var.map(crate::path::Sym::as_str) == Some(&*assign.var))
+                    }),
+                };
                 if saved {
                     found.push((
                         assign.range,
