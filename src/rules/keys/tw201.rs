@@ -9,7 +9,7 @@ use crate::rules::{Checker, TaskView, declare_rule};
 declare_rule! {
     /// ## What it does
     /// Reports a nondeterministic source (`uuid4()`, `time.time()`, `datetime.now()`,
-    /// `random`, `secrets`) inside a task whose value flows into an idempotency key, a lock name
+    /// `random`, `secrets`, the builtin `hash()`, salted per process for strings) inside a task whose value flows into an idempotency key, a lock name
     /// or a de-duplication key (a marker's key, or the lookup of a marker row: `get_or_create`
     /// behind `if not created: return`, an insert behind `except IntegrityError: return`) —
     /// through assignments (also to a local a nested function then reads: `key = str(uuid4())`,
