@@ -83,8 +83,8 @@ pub struct CheckArgs {
     /// When to use colours.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-    /// Rules to enable: codes (TW101), prefixes (TW1), names or ALL. Replaces `select` from the
-    /// configuration.
+    /// Rules to enable: codes (TW101), prefixes (TW1), names or ALL. Replaces the selection of
+    /// the configuration, its `ignore` included, as ruff's `--select` does.
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     pub select: Option<Vec<String>>,
     /// Rules to enable on top of `--select`, or of `select` from the configuration.
