@@ -461,6 +461,7 @@ impl<'a> Project<'a> {
                 modules.insert(facts.module.as_str(), u32::try_from(i).unwrap_or(u32::MAX));
             }
         }
+        namespace_aliases(files, path_names, &mut modules);
         // The name tables are independent of each other: built side by side.
         let ((functions, classes), (defined_heads, enqueue_or_app_names)) = rayon::join(
             || name_tables(files),
@@ -1175,6 +1176,15 @@ impl<'a> Project<'a> {
                 Some(replacement) => replacement.join(rest),
                 // A name the submodule defines is its own, even when the package rebinds the
                 // submodule's name to it (`from .welcome_email import welcome_email`).
+                // Named from another root than its own (`billing.notify.notify_overdue` of a
+                // namespace package's `notify`): the module's own name, which its definitions
+                // are known by.
+                None if self.defines(facts, name)
+                    && !facts.module.is_empty()
+                    && !same_module(&path.0[..at], &facts.module) =>
+                {
+                    QPath::from_dotted(&facts.module).join(&path.0[at..])
+                }
                 None if self.binds(facts, name) => break,
                 None => match self.package_rebinding(&path, at) {
                     Some(rebound) => rebound.join(&path.0[at..]),
@@ -4575,6 +4585,55 @@ impl<'a> Project<'a> {
     }
 }
 
+/// Whether the plain segments `segs` spell the dotted module name `module`.
+fn same_module(segs: &[Seg], module: &str) -> bool {
+    let mut parts = module.split('.');
+    segs.iter()
+        .all(|seg| parts.next() == Some(seg.name.as_str()))
+        && parts.next().is_none()
+}
+
+/// `billing/notify.py` in a folder without an `__init__.py`, checked from above the folder that
+/// is on `sys.path` (`twice check .` over `repo/service/billing/notify.py`): Python imports it as
+/// `billing.notify`, a namespace package, but its own name is `notify` and its name from the
+/// checked root `service.billing.notify`. The dotted tails of the root's name between the two
+/// name the module too, when no other module is named so and no other file has the same tail.
+fn namespace_aliases<'a>(
+    files: &'a [SourceFile],
+    path_names: &'a [Option<String>],
+    modules: &mut HashMap<&'a str, u32>,
+) {
+    let mut tails: HashMap<&'a str, Option<u32>> = HashMap::default();
+    for (i, (file, name)) in files.iter().zip(path_names).enumerate() {
+        let (Some(facts), Some(name)) = (&file.facts, name) else {
+            continue;
+        };
+        let own = facts.module.matches('.').count() + 1;
+        // The starts of the tails longer than the module's own name, shortest first.
+        let starts = name
+            .match_indices('.')
+            .map(|(at, _)| at + 1)
+            .collect::<Vec<_>>();
+        for &start in starts.iter().rev().skip(own) {
+            let tail = &name[start..];
+            let file = u32::try_from(i).unwrap_or(u32::MAX);
+            tails
+                .entry(tail)
+                .and_modify(|seen| {
+                    if *seen != Some(file) {
+                        *seen = None;
+                    }
+                })
+                .or_insert(Some(file));
+        }
+    }
+    for (tail, file) in tails {
+        if let Some(file) = file {
+            modules.entry(tail).or_insert(file);
+        }
+    }
+}
+
 /// A call twice cannot follow: no name or attribute path (`handlers[kind](...)`,
 /// `getattr(obj, name)(...)`), or a call of a parameter (`callback(...)`).
 /// The names that may stand for a function or class whose name is one of `targets`: the
@@ -5371,6 +5430,41 @@ mod tests {
         assert!(may("celery.Celery"));
         assert!(!may("shop.helpers.other"));
         assert!(!may("requests.post"));
+    }
+
+    #[test]
+    fn namespace_package_modules_are_found_by_the_tails_of_their_paths() {
+        let catalog = Catalog::new(&[], &[]);
+        // Folders without `__init__.py`: each module's own name is its file's stem.
+        let files = load(
+            &[
+                ("notify", "def notify_overdue(invoice):\n    pass\n"),
+                ("mail", "def send():\n    pass\n"),
+                ("mail", "def send():\n    pass\n"),
+            ],
+            &catalog,
+        );
+        let names = vec![
+            Some("service.billing.notify".to_string()),
+            Some("service.billing.mail".to_string()),
+            Some("worker.billing.mail".to_string()),
+        ];
+        let scopes = Scopes::default();
+        let project = Project::new(&files, &catalog, true, &names, &scopes);
+        assert_eq!(project.module_of("billing.notify"), Some(0));
+        assert_eq!(project.module_of("service.billing.notify"), Some(0));
+        // Two files end in `billing.mail`: the tail names neither.
+        assert_eq!(project.module_of("billing.mail"), None);
+        assert_eq!(project.module_of("worker.billing.mail"), Some(2));
+        // Imported by a tail, a definition is known by the module's own name.
+        let imported = QPath::from_dotted("billing.notify.notify_overdue");
+        let canonical = project.canonical(&imported);
+        assert_eq!(canonical.dotted(), "notify.notify_overdue");
+        assert!(
+            project
+                .resolve_function(&canonical, None)
+                .is_some_and(|id| id.file == 0)
+        );
     }
 
     #[test]
