@@ -24,6 +24,9 @@ pub enum Noqa {
     /// A comment that looks like a directive but is not one: it silences nothing, and the
     /// command line warns about it, as ruff does.
     Invalid(NoqaError),
+    /// A line continued into the line given, whose directive applies to it
+    /// ([`spread_to_continued_lines`]).
+    Continued(usize),
 }
 
 impl Noqa {
@@ -31,7 +34,7 @@ impl Noqa {
         match self {
             Noqa::All => true,
             Noqa::Codes(codes) => codes.iter().any(|c| c == code),
-            Noqa::Invalid(_) => false,
+            Noqa::Invalid(_) | Noqa::Continued(_) => false,
         }
     }
 
@@ -43,7 +46,8 @@ impl Noqa {
                 a.extend(b);
                 Noqa::Codes(a)
             }
-            (Noqa::Invalid(_), other) | (other, Noqa::Invalid(_)) => other,
+            (Noqa::Invalid(_) | Noqa::Continued(_), other)
+            | (other, Noqa::Invalid(_) | Noqa::Continued(_)) => other,
         }
     }
 }
@@ -175,9 +179,13 @@ impl SourceFile {
     }
 
     pub fn noqa_silences(&self, line: usize, code: &str) -> bool {
+        let directive = |line: &usize| match self.noqa.get(line) {
+            Some(Noqa::Continued(into)) => self.noqa.get(into),
+            other => other,
+        };
         [FILE_NOQA_LINE, line]
             .iter()
-            .any(|line| self.noqa.get(line).is_some_and(|noqa| noqa.silences(code)))
+            .any(|line| directive(line).is_some_and(|noqa| noqa.silences(code)))
     }
 
     /// Codes of twice's own form (`TW` and digits) that a `noqa` comment lists but no rule
@@ -403,6 +411,9 @@ pub fn parse_text(
                 }
             }
         }
+        if noqa.keys().any(|&line| line != FILE_NOQA_LINE) {
+            spread_to_continued_lines(&mut noqa, parsed, &text, &line_starts);
+        }
         let facts = extract(parsed.suite(), &text, module, is_package, catalog);
         (syntax_errors, noqa, facts)
     };
@@ -561,6 +572,66 @@ fn skip_string(bytes: &[u8], start: usize) -> usize {
         }
     }
     bytes.len()
+}
+
+/// A line that goes on past its end cannot hold a comment: a `noqa` at the end of the statement
+/// or string it continues into applies to it too, as in ruff. The lines before a line with a
+/// `noqa` that end in a backslash (`stripe.Refund.create(charge=c, \`), and the lines of a
+/// string that spans lines up to the one with the `noqa` (`send_mail("""Hi` ... `""", ...)  #
+/// noqa`), get its directive, unless they have their own.
+fn spread_to_continued_lines(
+    noqa: &mut HashMap<usize, Noqa>,
+    parsed: &Parsed<ModModule>,
+    text: &str,
+    line_starts: &[u8],
+) {
+    // The start of every line, the first's included: lines count from 1.
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(decode_line_starts(line_starts))
+        .collect();
+    let line_of = |offset: usize| starts.partition_point(|&start| start <= offset);
+    let line_text = |line: usize| {
+        let start = starts
+            .get(line.wrapping_sub(1))
+            .copied()
+            .unwrap_or(text.len());
+        let end = starts.get(line).copied().unwrap_or(text.len());
+        text.get(start..end)
+            .unwrap_or("")
+            .trim_end_matches(['\n', '\r'])
+    };
+    let mut spread: Vec<(usize, usize)> = Vec::new();
+    for &line in noqa.keys() {
+        let mut before = line.saturating_sub(1);
+        while before > FILE_NOQA_LINE && line_text(before).ends_with('\\') {
+            spread.push((before, line));
+            before -= 1;
+        }
+    }
+    // Strings across lines: plain ones are one token, f- and t-strings a start and an end.
+    let mut opened: Vec<usize> = Vec::new();
+    for token in parsed.tokens().iter() {
+        let range = token.range();
+        let span = match token.kind() {
+            TokenKind::FStringStart | TokenKind::TStringStart => {
+                opened.push(range.start().to_usize());
+                continue;
+            }
+            TokenKind::FStringEnd | TokenKind::TStringEnd => match opened.pop() {
+                Some(start) => (start, range.end().to_usize()),
+                None => continue,
+            },
+            TokenKind::String => (range.start().to_usize(), range.end().to_usize()),
+            _ => continue,
+        };
+        let (first, last) = (line_of(span.0), line_of(span.1.saturating_sub(1)));
+        if last > first && noqa.contains_key(&last) {
+            spread.extend((first..last).map(|line| (line, last)));
+        }
+    }
+    for (line, into) in spread {
+        noqa.entry(line).or_insert(Noqa::Continued(into));
+    }
 }
 
 /// The key of [`SourceFile::noqa`] for a `# twice: noqa` comment (lines start at 1).

@@ -130,6 +130,44 @@ fn noqa_silences_the_reported_line() {
 }
 
 #[test]
+fn noqa_at_the_end_of_a_continued_line_silences_its_start() {
+    // A backslash line cannot hold a comment: the `noqa` goes where the statement ends.
+    let continued = UNKEYED.replace(
+        "amount=100, currency=\"eur\")",
+        "amount=100, \\\n        currency=\"eur\")  # noqa: TW101",
+    );
+    // So does one of a string across lines.
+    let string = MAILER.replace(
+        "send_mail(\"Hi\", \"body\", None, [\"a@example.com\"])",
+        "send_mail(\"\"\"Hi\nthere\"\"\", \"body\", None, [\"a@example.com\"])  # noqa: TW102",
+    );
+    let fstring = MAILER.replace(
+        "send_mail(\"Hi\", \"body\", None, [\"a@example.com\"])",
+        "send_mail(f\"\"\"Hi {user_id}\nthere\"\"\", \"body\", None, [\"a@example.com\"])  # noqa: TW102",
+    );
+    // Another code at the end silences nothing, and a string after the call ends is not its.
+    let other = continued.replace("# noqa: TW101", "# noqa: TW102");
+    let after = MAILER.replace(
+        "[\"a@example.com\"])\n",
+        "[\"a@example.com\"])\n    note = \"\"\"sent\nonce\"\"\"  # noqa: TW102\n",
+    );
+    let dir = project(&[
+        ("continued.py", &continued),
+        ("string.py", &string),
+        ("fstring.py", &fstring),
+        ("other.py", &other),
+        ("after.py", &after),
+    ]);
+    let out = twice(dir.path(), &["check", "--output-format", "concise"]);
+    let text = stdout(&out);
+    assert!(!text.contains("continued.py"), "{text}");
+    assert!(!text.contains("string.py:"), "{text}");
+    assert!(!text.contains("fstring.py"), "{text}");
+    assert!(text.contains("other.py:7:5: TW101"), "{text}");
+    assert!(text.contains("after.py:7:5: TW102"), "{text}");
+}
+
+#[test]
 fn broken_noqa_comments_silence_nothing_and_are_warned_about() {
     let empty = UNKEYED.replace("currency=\"eur\")", "currency=\"eur\")  # noqa:");
     let suffix = UNKEYED.replace("currency=\"eur\")", "currency=\"eur\")  # noqanope");
