@@ -1181,6 +1181,14 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             Stmt::FunctionDef(def) => self.function_def(def, pending),
             Stmt::ClassDef(def) if self.is_module && block == 0 => self.class_def(def, pending),
+            // A task class a factory defines and registers (`class Notifier(app.Task)` in
+            // `make_notifier(channel)`): a class of its own, named under the function. Only
+            // task classes: the classes tests define in their functions are no project's.
+            Stmt::ClassDef(def) if !self.is_module && self.derives_task_class(def) => {
+                let (qualname, _) = self.defined_here(def.name.as_str());
+                let index = self.class_facts(def, &qualname);
+                self.class_members(index, def, pending);
+            }
             // Imports inside functions bind like module imports.
             Stmt::Import(_) | Stmt::ImportFrom(_) if !self.is_module => {
                 self.ex.prescan(std::slice::from_ref(stmt), true);
@@ -1799,6 +1807,24 @@ impl<'e, 'c> Walker<'e, 'c> {
                 keywords: Vec::new(),
             },
         }
+    }
+
+    /// Whether a class names a framework's task class as a base, by its last name (`app.Task`,
+    /// `celery.Task`, `AbortableTask`).
+    fn derives_task_class(&self, def: &ast::StmtClassDef) -> bool {
+        let Some(mut names) = self.ex.catalog.task_class_names() else {
+            return false;
+        };
+        let last_names: Vec<&str> = def
+            .bases()
+            .iter()
+            .filter_map(|base| match base {
+                Expr::Name(name) => Some(name.id.as_str()),
+                Expr::Attribute(attr) => Some(attr.attr.as_str()),
+                _ => None,
+            })
+            .collect();
+        !last_names.is_empty() && names.any(|name| last_names.contains(&name))
     }
 
     fn class_def<'a>(&mut self, def: &'a ast::StmtClassDef, pending: &mut Pending<'a>) {
