@@ -3890,6 +3890,13 @@ impl<'e, 'c> Walker<'e, 'c> {
                         .and_then(|i| items.get(i))
                         .cloned()
                         .unwrap_or_default(),
+                    // `entries[start:start + 10]`, an SQS batch cut to its limit: items of the
+                    // same kind (each with its `MessageDeduplicationId`).
+                    (Lit::Seq(_), _, _) if sub.slice.is_slice_expr() => Value {
+                        lit: base.lit.clone(),
+                        path: base.path.clone(),
+                        ..Value::default()
+                    },
                     // An item of a registry of clients (`caches["default"]`) is reached
                     // through it: the path stays the registry's. An item of a queryset is a
                     // row, as in a loop; a slice of it is a queryset.
