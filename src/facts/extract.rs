@@ -375,6 +375,9 @@ struct Walker<'e, 'c> {
     /// .filter(pk=pk, status="pending").first()`), with that field: `if row is None: return`
     /// then tests the field's state, as `if row.status != "pending": return` would.
     row_states: Vec<(Sym, GuardTest)>,
+    /// Locals holding a comparison that is a done-check (`already = order.status == "sent"`):
+    /// `if already: return` tests what the comparison does.
+    local_tests: Vec<(Sym, GuardTest)>,
     /// Locals holding a queryset (`q = Flip.objects.filter(id=pk, processed=None)`), with
     /// the fields it selects by: `q.update(processed=now)` is then a claim, as the chained
     /// form is.
@@ -455,6 +458,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             class_body: false,
             import_fallback: false,
             row_states: Vec::new(),
+            local_tests: Vec::new(),
             querysets: Vec::new(),
             stored_reads: Vec::new(),
             attr_taints: Vec::new(),
@@ -834,6 +838,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     self.factory_fields(target.id.as_str(), call);
                 }
                 self.note_row_state(&assign.targets, &assign.value);
+                self.note_local_test(&assign.targets, &assign.value);
                 self.note_queryset(&assign.targets, &assign.value);
             }
             Stmt::AnnAssign(assign) => {
@@ -3100,6 +3105,13 @@ impl<'e, 'c> Walker<'e, 'c> {
                 self.helper_test(self.bare_test(test), value, false)
             }
             Expr::Name(name) => {
+                // `already = order.status == "sent"`, then `if already: return`.
+                if !self.local_tests.is_empty() {
+                    let sym = Sym::new(name.id.as_str());
+                    if let Some((_, test)) = self.local_tests.iter().find(|(l, _)| *l == sym) {
+                        return Some(test.clone());
+                    }
+                }
                 let local = self.lookup_local(name.id.as_str())?;
                 // `if created: return` leaves when the work is new, not when it is done.
                 if local.flags & (Value::CREATED | Value::MARKER) != 0 {
@@ -3109,6 +3121,13 @@ impl<'e, 'c> Walker<'e, 'c> {
                 if self.ex.catalog.is_done_check(method) {
                     Some(GuardTest::DoneCheck {
                         field: None,
+                        states: ThinVec::new(),
+                    })
+                } else if let Some(field) = self.aliased_field(name.id.as_str()) {
+                    // `sent = order.receipt_sent`, then `if sent: return`, as
+                    // `if order.receipt_sent: return`.
+                    Some(GuardTest::DoneCheck {
+                        field: Some(field),
                         states: ThinVec::new(),
                     })
                 } else {
@@ -3285,6 +3304,30 @@ impl<'e, 'c> Walker<'e, 'c> {
             _ => None,
         };
         self.put_row_state(targets, test);
+    }
+
+    /// Records, for `already = order.status == "sent"`, the done-check the comparison is; any
+    /// other assignment to the name forgets it.
+    fn note_local_test(&mut self, targets: &[Expr], value: &Expr) {
+        let test = match value {
+            Expr::Compare(_) if !self.is_module => {
+                let inner = self.pure(value);
+                self.guard_test(value, &inner)
+                    .filter(|test| matches!(test, GuardTest::DoneCheck { .. }))
+            }
+            _ => None,
+        };
+        if test.is_none() && self.local_tests.is_empty() {
+            return;
+        }
+        for target in targets {
+            let Expr::Name(name) = target else { continue };
+            let sym = Sym::new(name.id.as_str());
+            self.local_tests.retain(|(local, _)| *local != sym);
+            if let Some(test) = &test {
+                self.local_tests.push((sym, test.clone()));
+            }
+        }
     }
 
     /// Binds `targets` to a row selected as `test` says, or forgets their row state.

@@ -10,7 +10,9 @@ declare_rule! {
     /// inline or through a local: `.exists()`, `cache.get(k)`, and SQLAlchemy's
     /// `session.scalar(select(exists().where(...)))`, `session.get(M, pk) is not None`,
     /// `.first()`, `.one_or_none()`, a value of a row unpacked from `cur.fetchone()` or read
-    /// by key (`row["sent"]`); so is the changed-rows count of a conditional update
+    /// by key (`row["sent"]`), and a field or a comparison kept in a local first (`sent =
+    /// order.receipt_sent` or `sent = order.status == "sent"`, then `if sent: return`); so is
+    /// the changed-rows count of a conditional update
     /// (`if result.rowcount != 1: return`, `== 0`, `not result.rowcount`), and a row selected
     /// in the state the task then writes (`filter(pk=pk, status="paid", sms_sent=False).first()`
     /// then `if row is None: return`, or `get(pk=pk, sent=False)` behind `except
