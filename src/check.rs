@@ -173,12 +173,36 @@ fn check_in_pool<R>(
             }
         })
         .collect();
+    // A checked folder without an `__init__.py` (`twice check billing`) is a namespace package
+    // when its parent is on `sys.path`: its modules are named from the parent.
+    let name_roots: Vec<&Path> = roots
+        .iter()
+        .map(
+            |root| match (root.file_name().and_then(|n| n.to_str()), root.parent()) {
+                (Some(name), Some(parent))
+                    if crate::path::is_identifier(name)
+                        && name != "src"
+                        && root.is_dir()
+                        && !root.join("__init__.py").is_file() =>
+                {
+                    parent
+                }
+                _ => root.as_path(),
+            },
+        )
+        .collect();
     let path_names: Vec<Option<String>> = files
         .par_iter()
         .map(|file| {
             roots
                 .iter()
-                .find_map(|root| path_module_name(&file.path, root))
+                .zip(&name_roots)
+                .find_map(|(root, named_from)| {
+                    file.path
+                        .starts_with(root)
+                        .then(|| path_module_name(&file.path, named_from))
+                        .flatten()
+                })
         })
         .collect();
     let scopes = project_scopes(&files, |file| &file.path, &roots, &discovered.project_dirs);

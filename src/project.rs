@@ -4608,14 +4608,15 @@ fn namespace_aliases<'a>(
         let (Some(facts), Some(name)) = (&file.facts, name) else {
             continue;
         };
+        // Most files are named the same from the root as by their packages.
+        if name.len() <= facts.module.len() {
+            continue;
+        }
         let own = facts.module.matches('.').count() + 1;
-        // The starts of the tails longer than the module's own name, shortest first.
-        let starts = name
-            .match_indices('.')
-            .map(|(at, _)| at + 1)
-            .collect::<Vec<_>>();
-        for &start in starts.iter().rev().skip(own) {
-            let tail = &name[start..];
+        // The tails longer than the module's own name, shortest first: the one after the
+        // `own`-th dot from the end, and so on.
+        for (dot, _) in name.rmatch_indices('.').skip(own) {
+            let tail = &name[dot + 1..];
             let file = u32::try_from(i).unwrap_or(u32::MAX);
             tails
                 .entry(tail)

@@ -641,3 +641,17 @@ fn junit_counts_add_up_and_sarif_separates_the_help() {
         .expect("message text");
     assert!(text.contains("\nhelp: "), "{text}");
 }
+
+#[test]
+fn a_checked_namespace_package_is_named_from_its_parent() {
+    // `billing/` has no `__init__.py`: `from billing.notify import ...` works when the folder
+    // above it is on `sys.path`, and so does checking `billing` alone from there.
+    let notify = "from django.core.mail import send_mail\n\n\ndef notify(email):\n    send_mail(\"Due\", \"body\", None, [email])\n";
+    let tasks = "from celery import shared_task\n\nfrom billing.notify import notify\n\n\n@shared_task\ndef remind(email):\n    notify(email)\n";
+    let dir = project(&[("billing/notify.py", notify), ("billing/tasks.py", tasks)]);
+    for root in ["billing", "."] {
+        let out = twice(dir.path(), &["check", "--output-format", "concise", root]);
+        let text = stdout(&out);
+        assert!(text.contains("tasks.py:8:5: TW102"), "{root}: {text}");
+    }
+}
