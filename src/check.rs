@@ -173,24 +173,31 @@ fn check_in_pool<R>(
             }
         })
         .collect();
-    // A checked folder without an `__init__.py` (`twice check billing`) is a namespace package
-    // when its parent is on `sys.path`: its modules are named from the parent.
-    let name_roots: Vec<&Path> = roots
-        .iter()
-        .map(
-            |root| match (root.file_name().and_then(|n| n.to_str()), root.parent()) {
-                (Some(name), Some(parent))
-                    if crate::path::is_identifier(name)
-                        && name != "src"
-                        && root.is_dir()
-                        && !root.join("__init__.py").is_file() =>
-                {
-                    parent
-                }
-                _ => root.as_path(),
-            },
-        )
-        .collect();
+    // A checked folder of modules without an `__init__.py` (`twice check billing`) is a
+    // namespace package when its parent is on `sys.path`: its modules are named from the
+    // parent. (A folder of projects holds no module of its own.)
+    let holds_modules = |dir: &Path| {
+        std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|entry| entry.path().extension().is_some_and(|e| e == "py"))
+        })
+    };
+    let name_root = |root: &'_ PathBuf| -> PathBuf {
+        match (root.file_name().and_then(|n| n.to_str()), root.parent()) {
+            (Some(name), Some(parent))
+                if crate::path::is_identifier(name)
+                    && name != "src"
+                    && root.is_dir()
+                    && !root.join("__init__.py").is_file()
+                    && holds_modules(root) =>
+            {
+                parent.to_path_buf()
+            }
+            _ => root.clone(),
+        }
+    };
+    let name_roots: Vec<PathBuf> = roots.iter().map(name_root).collect();
     let path_names: Vec<Option<String>> = files
         .par_iter()
         .map(|file| {
