@@ -3317,34 +3317,12 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             _ => None,
         };
-        if test.is_none() && self.local_tests.is_empty() {
-            return;
-        }
-        for target in targets {
-            let Expr::Name(name) = target else { continue };
-            let sym = Sym::new(name.id.as_str());
-            self.local_tests.retain(|(local, _)| *local != sym);
-            if let Some(test) = &test {
-                self.local_tests.push((sym, test.clone()));
-            }
-        }
+        rebind_tests(&mut self.local_tests, targets, test);
     }
 
     /// Binds `targets` to a row selected as `test` says, or forgets their row state.
     fn put_row_state(&mut self, targets: &[Expr], test: Option<GuardTest>) {
-        // Most assignments are no row query, and most functions hold no row state to forget:
-        // names are interned only when one is.
-        if test.is_none() && self.row_states.is_empty() {
-            return;
-        }
-        for target in targets {
-            let Expr::Name(name) = target else { continue };
-            let sym = Sym::new(name.id.as_str());
-            self.row_states.retain(|(local, _)| *local != sym);
-            if let Some(test) = &test {
-                self.row_states.push((sym, test.clone()));
-            }
-        }
+        rebind_tests(&mut self.row_states, targets, test);
     }
 
     /// Records, for `q = <manager>.filter(...)` (a queryset method last), the fields the
@@ -6251,6 +6229,23 @@ fn only_bounded(expr: &Expr, field: &str, orm: &crate::catalog::Orm) -> bool {
         .peekable();
     lookups.peek().is_some()
         && lookups.all(|lookup| lookup.is_some_and(|lookup| BOUNDS.contains(&lookup)))
+}
+
+/// Binds the names among `targets` to `test` in `tests` (locals and what testing them tests),
+/// or forgets what they held. Most assignments bind no test, and most functions hold none to
+/// forget: names are interned only when one is.
+fn rebind_tests(tests: &mut Vec<(Sym, GuardTest)>, targets: &[Expr], test: Option<GuardTest>) {
+    if test.is_none() && tests.is_empty() {
+        return;
+    }
+    for target in targets {
+        let Expr::Name(name) = target else { continue };
+        let sym = Sym::new(name.id.as_str());
+        tests.retain(|(local, _)| *local != sym);
+        if let Some(test) = &test {
+            tests.push((sym, test.clone()));
+        }
+    }
 }
 
 /// The first of a query's fields that is not a key (`pk`, `id`, `order_id`): the state it
