@@ -79,6 +79,7 @@ static NO_EFFECT: Effect = Effect {
     random_default: false,
     key: KeyStatus::Unknown,
     key_func: None,
+    in_items: false,
 };
 
 /// Stands for the transaction of a function decorated `@transaction.atomic`.
@@ -214,6 +215,9 @@ pub struct Effect {
     /// The function the key is written in when it is not the one making the call: a helper
     /// that returns the headers (`headers=partner_headers(token)`).
     pub key_func: Option<FuncId>,
+    /// The call passes the items its key belongs in (`Entries=[...]` of an SQS batch), so the
+    /// key is a field of each item rather than the call's keyword: for the help line.
+    pub in_items: bool,
 }
 
 impl Effect {
@@ -3359,12 +3363,20 @@ impl<'a> Project<'a> {
                 status => (status, None),
             },
         };
+        let in_items = sink.key.as_ref().is_some_and(|spec| {
+            spec.field.is_some()
+                && spec
+                    .field_in
+                    .iter()
+                    .any(|list| call.keyword(list).is_some())
+        });
         Some(Effect {
             kind: sink.kind,
             sink: Some(index),
             random_default: sink.random_default,
             key,
             key_func,
+            in_items,
         })
     }
 
@@ -3517,6 +3529,7 @@ impl<'a> Project<'a> {
             random_default: false,
             key,
             key_func: None,
+            in_items: false,
         })
     }
 

@@ -234,7 +234,14 @@ impl KeySpec {
     }
 
     /// How to pass the key, with an example value: for the `help:` line.
-    pub fn example(&self, lang: Lang, key: &str) -> String {
+    /// `in_items`: the call passes the list whose items carry the key (`Entries=[...]`).
+    pub fn example(&self, lang: Lang, key: &str, in_items: bool) -> String {
+        if in_items
+            && let Some(field) = &self.field
+            && let Some(list) = self.field_in.first()
+        {
+            return tr!(lang, "key.field_in", field = field, list = list, key = key);
+        }
         if let Some(keyword) = &self.keyword {
             return match self.position {
                 Some(position) => tr!(

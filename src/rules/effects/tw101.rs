@@ -113,7 +113,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                     key = example
                 )
             },
-            |spec| spec.example(lang, &example),
+            |spec| spec.example(lang, &example, e.in_items),
         );
         let help = tr!(lang, "tw101.help", how = how);
         let diagnostic = checker.report(&RULE, task.id.file, effect.range, message, help);
