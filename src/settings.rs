@@ -447,6 +447,19 @@ fn config_name(project: &Project, name: &str) -> Option<String> {
     }
 }
 
+/// The setting a name told to an app sets (`app.conf.update(CELERY_ACKS_LATE=True)`,
+/// `app.conf.BROKER_URL = ...`): Celery converts the old upper-case names it is told before
+/// the app is configured, as it does those of a configuration module.
+fn told_name<'a>(project: &Project, name: &'a str) -> &'a str {
+    if name.bytes().any(|b| b.is_ascii_uppercase())
+        && let Some(new) = project.catalog.celery_settings.old_names.get(name)
+    {
+        crate::intern::intern(new)
+    } else {
+        name
+    }
+}
+
 /// A setting a call or an assignment sets: its name, the entry when only one of its dict's
 /// entries is set, its value when known, and where (in `file`, when not the call's).
 struct Assigned<'a> {
@@ -533,7 +546,7 @@ fn read_events(
                 if conf_update && is_conf(&canonical, 1) {
                     for (key, value) in call.keywords() {
                         assigned.push(Assigned::new(
-                            key.as_str(),
+                            told_name(project, key.as_str()),
                             None,
                             known(project, value),
                             value.setting_range(),
@@ -557,7 +570,7 @@ fn read_events(
                             assigned.push(Assigned {
                                 file,
                                 ..Assigned::new(
-                                    key.as_str(),
+                                    told_name(project, key.as_str()),
                                     None,
                                     known(project, value),
                                     value.setting_range(),
@@ -572,7 +585,7 @@ fn read_events(
                 {
                     // `app.conf.broker_transport_options.update({...})`: entries of one setting.
                     let segs = canonical.segs();
-                    let setting = segs[segs.len() - 2].name.as_str();
+                    let setting = told_name(project, segs[segs.len() - 2].name.as_str());
                     // Entries from a value only run time knows (`update(options)`, `**extra`):
                     // the whole setting is unknown from here on.
                     let opaque = call.args().first().is_some_and(|a| a.dict().is_none());
@@ -617,7 +630,7 @@ fn read_events(
                 let canonical = project.canonical(object);
                 if is_conf(&canonical, 0) {
                     assigned.push(Assigned::new(
-                        assign.attr.as_str(),
+                        told_name(project, assign.attr.as_str()),
                         assign.key,
                         known(project, &assign.value),
                         assign.value.setting_range(),
