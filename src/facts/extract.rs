@@ -4133,8 +4133,13 @@ impl<'e, 'c> Walker<'e, 'c> {
                 if let Some(key) = &comp.key {
                     self.expr(key, body);
                 }
-                self.expr(&comp.value, body);
-                Value::default()
+                // `{line.id: str(uuid4()) for line in lines}`: an item read by any key holds
+                // what the values hold.
+                let item = self.expr(&comp.value, body);
+                Value {
+                    taint: item.taint,
+                    ..Value::default()
+                }
             }
             Expr::Starred(starred) => self.expr(&starred.value, block),
             // A generator's steps run as its caller iterates it (`list(send_each(...))`).
