@@ -1163,6 +1163,25 @@ impl<'e, 'c> Walker<'e, 'c> {
                             exit,
                         );
                     }
+                    // `match order: case Order(receipt_sent=True): return` is `if
+                    // order.receipt_sent: return`.
+                    if !guarded
+                        && case.guard.is_none()
+                        && matches!(&*stmt_match.subject, Expr::Name(_) | Expr::Attribute(_))
+                        && let Some(field) = done_class_pattern(&case.pattern)
+                        && let Some(exit) = exits(&case.body)
+                    {
+                        guarded = true;
+                        self.push_guard(
+                            block,
+                            stmt_match.range,
+                            GuardTest::DoneCheck {
+                                field: Some(Sym::new(field)),
+                                states: ThinVec::new(),
+                            },
+                            exit,
+                        );
+                    }
                     // `match created: case False: return`: `if not created: return`.
                     if !guarded
                         && case.guard.is_none()
@@ -5367,6 +5386,27 @@ fn is_value_pattern(pattern: &ast::Pattern) -> bool {
         ast::Pattern::MatchOr(or) => or.patterns.iter().all(is_value_pattern),
         _ => false,
     }
+}
+
+/// The field a class pattern tests for a done value, `receipt_sent` in `case
+/// Order(receipt_sent=True):` or `case Order(status="sent" | "refunded"):`: one keyword, no
+/// positional patterns, compared with values other than `False` and `None`.
+fn done_class_pattern(pattern: &ast::Pattern) -> Option<&str> {
+    let ast::Pattern::MatchClass(class) = pattern else {
+        return None;
+    };
+    let [keyword] = &*class.arguments.keywords else {
+        return None;
+    };
+    let truthy = |p: &ast::Pattern| match p {
+        ast::Pattern::MatchSingleton(single) => single.value == ast::Singleton::True,
+        other => is_value_pattern(other),
+    };
+    let values_truthy = match &keyword.pattern {
+        ast::Pattern::MatchOr(or) => or.patterns.iter().all(truthy),
+        other => truthy(other),
+    };
+    (class.arguments.patterns.is_empty() && values_truthy).then_some(keyword.attr.as_str())
 }
 
 /// `Order.objects.filter(...)` iterated: each item is `Order.objects.filter(...).__iter__()`,

@@ -38,7 +38,7 @@ declare_rule! {
     /// an `if` with an `else` guards what follows the `if` (`if resend: if inv.resent: return`
     /// / `else: if inv.sent: return`); in one branch only, it leaves the other path open. An
     /// `elif` that returns is a guard as the `if` is (`elif inv.sent: return`), and so is a
-    /// `case _ if inv.sent: return` of a `match`. A guard inside a `try` does not guard its
+    /// `case _ if inv.sent: return` of a `match`, or `case Invoice(sent=True): return`. A guard inside a `try` does not guard its
     /// `finally`, which runs on the guard's way out as well. An `assert` raises as `if not
     /// ...: raise` does (`assert not inv.sent` is a done-guard), and `any(...)`/`all(...)` over
     /// the rows the task loaded tests them as `.exists()` tests the table (`if any(n.kind ==
