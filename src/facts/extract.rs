@@ -2623,8 +2623,12 @@ impl<'e, 'c> Walker<'e, 'c> {
         let Some(held) = held else {
             return;
         };
+        // A parameter keeps its name (`headers["Idempotency-Key"] = idempotency_key`), so that
+        // a key followed back through a helper's callers finds the argument given for it.
         let mut value = value.clone();
-        value.name = None;
+        if value.flags & Value::PARAM == 0 {
+            value.name = None;
+        }
         match &mut held.lit {
             Lit::Dict(items) => put_entry(items, key, value),
             lit if key.is_some_and(|k| catalog.is_key_header(&k)) => {
