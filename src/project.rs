@@ -1534,6 +1534,21 @@ impl<'a> Project<'a> {
         (chosen != call).then(|| self.canonical(chosen).into_owned())
     }
 
+    /// What the body of `class`, or of the nearest base that assigns it, gives `member`
+    /// (`lock_ttl = 60`, read as `self.lock_ttl`).
+    pub fn class_attribute(&self, class: &'a Class, member: &str, depth: u32) -> Option<&'a Value> {
+        if depth > 8 {
+            return None;
+        }
+        if let Some(value) = class.attrs.get(member) {
+            return Some(value);
+        }
+        class.bases.iter().find_map(|base| {
+            let (_, parent) = self.class(&self.canonical_plain(base).dotted())?;
+            self.class_attribute(parent, member, depth + 1)
+        })
+    }
+
     /// A class attribute assigned a call in the class body (`stripe = StripeClient("sk")`): the
     /// instance it holds, canonical.
     fn attribute_instance(&self, class: &Class, member: &str) -> Option<QPath> {

@@ -32,8 +32,8 @@ pub struct LockUse<'a> {
 /// Where the lock call is, for the values of its arguments.
 #[derive(Clone, Copy)]
 pub enum Via<'a> {
-    /// In the task.
-    Task,
+    /// In the task (the function itself: a task class's `run`).
+    Task(FuncId),
     /// In a decorator applied to the task: the decorator as applied (its arguments give values
     /// to the decorator function's parameters) and those parameters.
     Decorator(&'a Decorator, &'a [Param]),
@@ -69,7 +69,7 @@ impl LockUse<'_> {
                 });
                 tr!(lang, "lock.helper", api = self.api.api, helper = helper)
             }
-            Via::Task | Via::Decorator(..) => self.api.api.clone(),
+            Via::Task(_) | Via::Decorator(..) => self.api.api.clone(),
         }
     }
 }
@@ -84,7 +84,7 @@ pub fn locks<'a>(project: &'a Project, task: &'a TaskView) -> Vec<LockUse<'a>> {
             api,
             file: task.id.file,
             at: call.range,
-            via: Via::Task,
+            via: Via::Task(task.id),
             source: task.id.file,
         });
     }
@@ -313,7 +313,7 @@ pub fn extends_lock(project: &Project, task: &TaskView, lock: &LockUse) -> bool 
         .blocks()
         .iter()
         .position(|block| {
-            matches!(lock.via, Via::Task)
+            matches!(lock.via, Via::Task(_))
                 && matches!(&block.kind, BlockKind::With { items }
                     if items.iter().any(|item| item.range == lock.call.range))
         })
@@ -343,7 +343,7 @@ pub fn extends_lock(project: &Project, task: &TaskView, lock: &LockUse) -> bool 
             });
             match on_call {
                 Some(prefix) => {
-                    !matches!(lock.via, Via::Task)
+                    !matches!(lock.via, Via::Task(_))
                         || lock.call.path.as_ref().is_none_or(|path| *path == prefix)
                 }
                 None => call
@@ -559,6 +559,26 @@ pub fn ttl_seconds<'c>(
                         Argument::NotAParameter => value,
                         Argument::Omitted(_) | Argument::Unknown => return Ok(None),
                     }
+                }
+                _ => value,
+            };
+            // `timeout=self.lock_ttl` in a method: the class's `lock_ttl = 60`, or a base's.
+            let method = match lock.via {
+                Via::Task(id) | Via::Helper { helper: id, .. } => Some(id),
+                Via::Decorator(..) => None,
+            };
+            let value = match (&value.path, method) {
+                (Some(path), Some(id))
+                    if matches!(value.lit, crate::facts::Lit::Other)
+                        && let [head, attr] = &path.0[..]
+                        && head.name == "self"
+                        && head.call == Call::No
+                        && attr.call == Call::No =>
+                {
+                    project
+                        .class_of(id)
+                        .and_then(|class| project.class_attribute(class, attr.name.as_str(), 0))
+                        .unwrap_or(value)
                 }
                 _ => value,
             };

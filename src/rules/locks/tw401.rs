@@ -26,7 +26,8 @@ declare_rule! {
     /// decorator, at the task's call, or at the `with` entering the class's instance. A TTL that
     /// is one of the decorator's or the helper's parameters is the argument given for it, else
     /// its default (`def single_instance(name, ttl=30)` applied as `@single_instance("sync")`:
-    /// 30 s); in a class, `self.ttl` set from `__init__`'s `ttl` is the constructor's argument.
+    /// 30 s); in a class, `self.ttl` set from `__init__`'s `ttl` is the constructor's argument,
+    /// and `self.lock_ttl` that the class body (or a base's) assigns is that value.
     /// A TTL read from Django's settings object (`timeout=settings.STOCK_LOCK_TTL`) is the
     /// value the project's settings modules give it, when they agree on one.
     ///
