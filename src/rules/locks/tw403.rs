@@ -1,14 +1,14 @@
 use rustc_hash::FxHashSet as HashSet;
 
-use crate::facts::{EventKind, GuardTest};
+use crate::facts::{EventKind, Function, GuardTest};
 use crate::i18n::tr;
-use crate::project::Project;
+use crate::project::{FuncId, Project};
 use crate::rules::{Checker, TaskView, declare_rule};
 
 declare_rule! {
     /// ## What it does
     /// Reports the `class` of a model used as a de-duplication table — rows created in a task
-    /// and checked through `IntegrityError`, `get_or_create`/`created` or `.exists()`, or a model
+    /// (or a project helper it calls) and checked through `IntegrityError`, `get_or_create`/`created` or `.exists()`, or a model
     /// whose name contains `Processed`, `Dedup` or `Idempoten` — when no code in the project
     /// deletes its rows (`.delete()` on its manager or querysets, a raw `DELETE FROM <table>`,
     /// also with the table named through the model: `f"DELETE FROM {Model._meta.db_table}"`,
@@ -83,10 +83,48 @@ pub fn check_project(checker: &mut Checker, tasks: &[TaskView]) {
     }
 }
 
-/// Models a task uses as de-duplication tables: created and checked through `IntegrityError`
-/// or `created`, or checked with `.exists()` and created in the same task.
+/// How many calls deep a task's project helpers are read for the tables they de-duplicate on.
+const HELPER_DEPTH: usize = 3;
+
+/// Models a task uses as de-duplication tables, itself or in the project helpers it calls
+/// (`_store(batch_id)` inserting behind `except IntegrityError: return`).
 fn dedup_models(project: &Project, task: &TaskView) -> Vec<usize> {
-    let function = task.function;
+    let mut found = Vec::new();
+    let mut seen: HashSet<FuncId> = HashSet::default();
+    seen.insert(task.id);
+    let mut level = vec![task.id];
+    for depth in 0..=HELPER_DEPTH {
+        let mut next = Vec::new();
+        for id in level {
+            let Some(function) = project.function(id) else {
+                continue;
+            };
+            found.extend(dedup_models_in(project, function, depth == 0));
+            if depth == HELPER_DEPTH {
+                continue;
+            }
+            for event in function.events() {
+                let EventKind::Call(call) = &event.kind else {
+                    continue;
+                };
+                let Some(path) = &call.path else { continue };
+                if let Some(callee) = project.resolve_function(&project.canonical(path), Some(id))
+                    && seen.insert(callee)
+                {
+                    next.push(callee);
+                }
+            }
+        }
+        level = next;
+    }
+    found
+}
+
+/// Models one function uses as de-duplication tables: created and checked through
+/// `IntegrityError` or `created`, or in the task itself (`checked_exists`) checked with
+/// `.exists()` and created in it. A helper's `.exists()` and insert are often a log it reads
+/// and writes (`initial = log.filter(...).exists()`, then `log.create(...)`), not a guard.
+fn dedup_models_in(project: &Project, function: &Function, checked_exists: bool) -> Vec<usize> {
     let model_of = |index: usize| match &function.events().get(index)?.kind {
         EventKind::Call(call) => project
             .models
@@ -126,6 +164,8 @@ fn dedup_models(project: &Project, task: &TaskView) -> Vec<usize> {
             EventKind::AttrAssign(_) => {}
         }
     }
-    found.extend(checked.into_iter().filter(|m| created.contains(m)));
+    if checked_exists {
+        found.extend(checked.into_iter().filter(|m| created.contains(m)));
+    }
     found
 }
