@@ -3477,8 +3477,26 @@ impl<'a> Project<'a> {
     }
 
     fn heuristic_effect(&self, call: &CallSite, canonical: &QPath) -> Option<Effect> {
-        let receiver = call.receiver.map(Sym::as_str)?;
-        let method = call.method.as_str();
+        let mut method = call.method.as_str();
+        let receiver = match call.receiver {
+            Some(receiver) => receiver.as_str(),
+            // `from acmepay import charge`, then `charge(...)`: `acmepay.charge(...)` by another
+            // name, a function of the module it is imported from.
+            None => {
+                let [.., module, function] = &canonical.0[..] else {
+                    return None;
+                };
+                if module.call != Call::No
+                    || self.is_root(canonical.0[0].name)
+                    || self.is_project_path(canonical)
+                {
+                    return None;
+                }
+                // Imported under another name (`send as send_text`): the function's own.
+                method = function.name.as_str();
+                module.name.as_str()
+            }
+        };
         let h = &self.catalog.heuristics;
         // ORM calls are local writes, never effects, whatever the model's name: managers,
         // related managers (`order.payments.create`), and `<model>_set`.
