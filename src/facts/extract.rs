@@ -1141,15 +1141,25 @@ impl<'e, 'c> Walker<'e, 'c> {
                         guarded = true;
                         self.push_guard(block, case.range, test, exit);
                     }
-                    // `match x.status: case "sent": return` is `if x.status == "sent": return`:
-                    // it guards what follows, the later cases included.
+                    // `match x.status: case "sent": return` is `if x.status == "sent": return`,
+                    // and `match order: case Order(receipt_sent=True): return` is `if
+                    // order.receipt_sent: return`: they guard what follows, the later cases
+                    // included.
+                    let subject = &*stmt_match.subject;
+                    let done_field = match subject {
+                        _ if case.guard.is_some() => None,
+                        Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)
+                            if is_value_pattern(&case.pattern) =>
+                        {
+                            Some(None)
+                        }
+                        Expr::Name(_) | Expr::Attribute(_) => {
+                            done_class_pattern(&case.pattern).map(|field| Some(Sym::new(field)))
+                        }
+                        _ => None,
+                    };
                     if !guarded
-                        && case.guard.is_none()
-                        && is_value_pattern(&case.pattern)
-                        && matches!(
-                            &*stmt_match.subject,
-                            Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_)
-                        )
+                        && let Some(field) = done_field
                         && let Some(exit) = exits(&case.body)
                     {
                         guarded = true;
@@ -1157,26 +1167,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                             block,
                             stmt_match.range,
                             GuardTest::DoneCheck {
-                                field: None,
-                                states: ThinVec::new(),
-                            },
-                            exit,
-                        );
-                    }
-                    // `match order: case Order(receipt_sent=True): return` is `if
-                    // order.receipt_sent: return`.
-                    if !guarded
-                        && case.guard.is_none()
-                        && matches!(&*stmt_match.subject, Expr::Name(_) | Expr::Attribute(_))
-                        && let Some(field) = done_class_pattern(&case.pattern)
-                        && let Some(exit) = exits(&case.body)
-                    {
-                        guarded = true;
-                        self.push_guard(
-                            block,
-                            stmt_match.range,
-                            GuardTest::DoneCheck {
-                                field: Some(Sym::new(field)),
+                                field,
                                 states: ThinVec::new(),
                             },
                             exit,
