@@ -440,11 +440,9 @@ impl CelerySettings {
 /// to `config_from_object`) sets: the name itself, or the new name of an old upper-case one
 /// (`CELERY_ACKS_LATE`), which Celery still reads there.
 fn config_name(project: &Project, name: &str) -> Option<String> {
-    if name.chars().all(|c| !c.is_ascii_uppercase()) {
-        Some(name.to_string())
-    } else {
-        project.catalog.celery_settings.old_names.get(name).cloned()
-    }
+    let setting = told_name(project, name);
+    // An upper-case name Celery has no new name for is no setting (`DEBUG`, `INSTALLED_APPS`).
+    (!setting.bytes().any(|b| b.is_ascii_uppercase())).then(|| setting.to_string())
 }
 
 /// The setting a name told to an app sets (`app.conf.update(CELERY_ACKS_LATE=True)`,
