@@ -4110,6 +4110,8 @@ impl<'a> Project<'a> {
                                 source: (id.file, *range, *index),
                             });
                         }
+                        // What a caller passes for the parameter is in its own call's value.
+                        Taint::Param { .. } => {}
                         Taint::Call { event, element } => {
                             let Some(callee) = self.returned_callee(id, function, *event) else {
                                 continue;

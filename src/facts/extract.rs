@@ -413,6 +413,10 @@ struct Walker<'e, 'c> {
     /// Per `get_or_create` call (by its range), the literal values it gives the fields of a
     /// row it creates (`defaults={"status": "pending"}`): the state a marker row starts in.
     created_with: Vec<(TextRange, Vec<(Sym, Written)>)>,
+    /// Locals holding a value with sources, by the block of the assignment that gave it: a
+    /// later assignment in a branch that may not run (`else: key = f"order-{pk}"` after `if
+    /// force: key = f"order-{pk}-{uuid4()}"`) leaves those sources possible. Few per function.
+    tainted_at: Vec<(Sym, u32)>,
 }
 
 /// A local of an enclosing function as a nested one reads it: its name, what it holds (a
@@ -470,6 +474,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             kwarg: None,
             captured: Vec::new(),
             created_with: Vec::new(),
+            tainted_at: Vec::new(),
         }
     }
 
@@ -2190,7 +2195,7 @@ impl<'e, 'c> Walker<'e, 'c> {
 
     fn bind(&mut self, target: &Expr, value: &Value, block: u32) {
         match target {
-            Expr::Name(name) => self.set_local(name.id.as_str(), value.clone()),
+            Expr::Name(name) => self.bind_name(name.id.as_str(), value.clone(), block),
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
                 let is_get_or_create = self.is_get_or_create(value);
                 // `sent_at, phone = cur.fetchone()`: each item is a value of the fetched row,
@@ -2779,6 +2784,56 @@ impl<'e, 'c> Walker<'e, 'c> {
         let sym = Sym::new(name);
         if self.params.contains_key(&sym) && !self.changed_params.contains(&sym) {
             self.changed_params.push(sym);
+        }
+    }
+
+    /// `name = value` in `block`: the value, plus the sources of the value it replaces when
+    /// this assignment may not run after that one (another branch of an `if` or `match`, an
+    /// `except` handler, a branch the earlier value was made before).
+    fn bind_name(&mut self, name: &str, mut value: Value, block: u32) {
+        if self.is_module {
+            self.set_local(name, value);
+            return;
+        }
+        let sym = Sym::new(name);
+        let earlier = self.tainted_at.iter().position(|(var, _)| *var == sym);
+        if let Some(at) = earlier {
+            let (_, old_block) = self.tainted_at.swap_remove(at);
+            if !self.replaces(old_block, block)
+                && let Some(old) = self.locals.get(&sym)
+            {
+                let old = old.taint.clone();
+                merge_taint(&mut value.taint, &old);
+            }
+        }
+        if !value.taint.is_empty() {
+            self.tainted_at.push((sym, block));
+        }
+        self.set_local(name, value);
+    }
+
+    /// Whether an assignment in block `new` runs on every path through an earlier one in
+    /// block `old`: `new` is `old` or a block around it, entered through `with` and `try`
+    /// bodies only.
+    fn replaces(&self, old: u32, new: u32) -> bool {
+        let encloses_old = |b: u32| {
+            std::iter::successors(Some(old), |x| {
+                self.blocks.get(*x as usize).and_then(|blk| blk.parent)
+            })
+            .any(|x| x == b)
+        };
+        let mut at = new;
+        loop {
+            if encloses_old(at) {
+                return true;
+            }
+            let Some(blk) = self.blocks.get(at as usize) else {
+                return false;
+            };
+            match (&blk.kind, blk.parent) {
+                (BlockKind::With { .. } | BlockKind::Try { .. }, Some(parent)) => at = parent,
+                _ => return false,
+            }
         }
     }
 
@@ -3693,6 +3748,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                             None if inner.flags & Value::PARAM != 0 => Some(inner.name),
                             _ => Some(None),
                         };
+                        add_param_part(&mut value, &inner);
                         // `f"{REDIS_URL}/0"` with the module's constant URL: its start.
                         if i == 0
                             && let Lit::Str(start) | Lit::Prefix(start) = &inner.lit
@@ -3707,6 +3763,7 @@ impl<'e, 'c> Walker<'e, 'c> {
                     value.name = Some(name);
                     value.flags |= Value::PARAM;
                 }
+                drop_alone_param(&mut value);
                 value
             }
             Expr::BinOp(bin) => {
@@ -3790,6 +3847,18 @@ impl<'e, 'c> Walker<'e, 'c> {
                         && let [item] = &items[..]
                     {
                         text_of_param(&mut value, item, written(&left));
+                    }
+                    // `"refund-%s-%s" % (order_id, attempt)`, `prefix + attempt`: texts made
+                    // of several parts, parameters among them.
+                    if written(&left) || written(&right) || value.is_text() {
+                        add_param_part(&mut value, &left);
+                        add_param_part(&mut value, &right);
+                        if let (Operator::Mod, Lit::Seq(items)) = (bin.op, &right.lit) {
+                            for item in items {
+                                add_param_part(&mut value, item);
+                            }
+                        }
+                        drop_alone_param(&mut value);
                     }
                 }
                 merge_taint(&mut value.taint, &left.taint);
@@ -4374,9 +4443,14 @@ impl<'e, 'c> Walker<'e, 'c> {
         let (var, attr) = (Sym::new(local), Sym::new(attr));
         self.attr_taints
             .retain(|(v, a, _)| !(*v == var && *a == attr));
+        // A parameter is the writing function's: not one of a method that reads the attribute.
+        let taint: ThinVec<Taint> = taint
+            .iter()
+            .copied()
+            .filter(|t| !matches!(t, Taint::Param { .. }))
+            .collect();
         if !taint.is_empty() {
-            self.attr_taints
-                .push((var, attr, taint.iter().copied().collect()));
+            self.attr_taints.push((var, attr, taint));
         }
     }
 
@@ -5194,6 +5268,15 @@ impl<'e, 'c> Walker<'e, 'c> {
                 {
                     text_of_param(&mut value, arg, true);
                 }
+                // `"refund-{}-{}".format(order_id, attempt)`.
+                Expr::Attribute(attr)
+                    if method.as_str() == "format"
+                        && matches!(&*attr.value, Expr::StringLiteral(_)) =>
+                {
+                    for part in args.iter().chain(keywords.iter().map(|(_, kw)| kw)) {
+                        add_param_part(&mut value, part);
+                    }
+                }
                 _ => {}
             }
             return value;
@@ -5557,6 +5640,27 @@ fn text_of_param(value: &mut Value, param: &Value, written: bool) {
         if !value.is_text() {
             value.lit = Lit::Prefix("".into());
         }
+    }
+}
+
+/// Records that a text made of several parts has a parameter among them, as it was given
+/// (`attempt` in `f"refund-{order_id}-{attempt}"`): see [`Taint::Param`].
+fn add_param_part(value: &mut Value, part: &Value) {
+    if part.flags & Value::PARAM != 0
+        && part.taint.is_empty()
+        && let Some(name) = part.name
+    {
+        merge_taint(&mut value.taint, &[Taint::Param { name }]);
+    }
+}
+
+/// A text made of one parameter alone is that parameter ([`text_of_param`]), not a text with
+/// it among its parts.
+fn drop_alone_param(value: &mut Value) {
+    if value.flags & Value::PARAM != 0
+        && let Some(name) = value.name
+    {
+        value.taint.retain(|t| *t != Taint::Param { name });
     }
 }
 

@@ -296,6 +296,10 @@ pub enum Taint {
     /// The result of the call at this event index of the same function (maybe a helper): all
     /// of it (`element` 0), or its `element`-th item, 1-based (`key, at = helper()`).
     Call { event: u32, element: u8 },
+    /// A parameter of the function the value is written in, as one part of a text made of
+    /// several (`f"refund-{order_id}-{attempt}"`): a caller's argument for it is part of the
+    /// value. A text made of one parameter alone is that parameter ([`Value::name`]).
+    Param { name: Sym },
 }
 
 impl Taint {

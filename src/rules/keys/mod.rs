@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use ruff_text_size::TextRange;
 
-use crate::facts::{EventKind, GuardTest, Value};
+use crate::facts::{EventKind, GuardTest, Taint, Value};
 use crate::i18n::{Lang, tr};
 use crate::project::{CallClass, FuncId, Hop, KeyStatus, Project, Summary};
 use crate::rules::{Argument, TaskView, argument_for};
@@ -34,6 +34,9 @@ pub fn key_uses<'a>(project: &Project, task: &'a TaskView, lang: Lang) -> Vec<Ke
                     .last()
                     .map_or(lang.text("keys.unknown_call"), |h| h.label.as_str())
             );
+            if let Some(at) = effect.hops.iter().rposition(|h| h.func == effect.key_func) {
+                caller_parts(project, &effect.hops[..=at], value, &what, &mut uses);
+            }
             uses.push(KeyUse {
                 value: Cow::Borrowed(&**value),
                 func: effect.key_func,
@@ -129,13 +132,67 @@ fn helper_lock_keys(project: &Project, task: &TaskView, lang: Lang, uses: &mut V
             else {
                 continue;
             };
+            let what = tr!(lang, "keys.lock", call = crate::project::call_label(call));
+            let hops = [
+                caller,
+                Hop {
+                    func: *callee,
+                    event: 0,
+                },
+            ];
+            caller_parts(project, &hops, name, &what, uses);
             if let Argument::Given(argument) = argument_for(project, *callee, caller, name) {
                 uses.push(KeyUse {
                     value: Cow::Owned(argument.clone()),
                     func: task.id,
-                    what: tr!(lang, "keys.lock", call = crate::project::call_label(call)),
+                    what,
                 });
             }
+        }
+    }
+}
+
+/// The arguments the callers on the way give for the parameters a helper's key is made of
+/// among other parts (`f"refund-{order_id}-{attempt}"`, from `refund_once(order.pk,
+/// self.request.retries)`): each is part of the key, as written in its caller, and followed
+/// on when it is a parameter of that caller in turn. `hops` runs from the task's call to the
+/// function `value` is written in (the last hop's).
+fn caller_parts(
+    project: &Project,
+    hops: &[Hop],
+    value: &Value,
+    what: &str,
+    uses: &mut Vec<KeyUse>,
+) {
+    let [.., caller, callee] = hops else { return };
+    let parts = value.taint.iter().filter_map(|t| match t {
+        Taint::Param { name } => Some(*name),
+        _ => None,
+    });
+    for name in parts {
+        let param = Value {
+            name: Some(name),
+            flags: Value::PARAM,
+            ..Value::default()
+        };
+        let Argument::Given(argument) = argument_for(project, callee.func, *caller, &param) else {
+            continue;
+        };
+        uses.push(KeyUse {
+            value: Cow::Owned(argument.clone()),
+            func: caller.func,
+            what: what.to_string(),
+        });
+        // `refund_once(order_id, attempt)` in a helper given `attempt` in turn.
+        let up = &hops[..hops.len() - 1];
+        if argument.flags & Value::PARAM != 0
+            && let Some(name) = argument.name
+        {
+            let mut alone = argument.clone();
+            alone.taint.push(Taint::Param { name });
+            caller_parts(project, up, &alone, what, uses);
+        } else {
+            caller_parts(project, up, argument, what, uses);
         }
     }
 }

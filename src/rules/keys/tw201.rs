@@ -27,10 +27,14 @@ declare_rule! {
     /// parameter, or spreads its `**kwargs`, and passes it to the effect it calls uses what the
     /// task passes (as it is, converted, `idempotency_key=str(key)`, or in a text made from it
     /// alone, `f"settle-{ref}"`, `"settle-" + ref`, `"settle-{}".format(ref)`), by keyword or by
-    /// position, through as many helpers as pass it on: a key
+    /// position, through as many helpers as pass it on; a key a helper makes of several of its
+    /// parameters (`f"refund-{charge_id}-{attempt}"`, `%`, `format`) holds what the caller
+    /// passes for each (`refund_once(charge_id, amount, uuid4().hex)`): a key
     /// helper's result passed by position counts when its name says it is a key (`idem =
     /// keys.refund_key(pk)` then `issue_refund(req, idem)`, or `send(req, refund_key(pk))`).
-    /// The report is
+    /// A local assigned in more than one branch (`if`/`else`, `match` cases, `try` and its
+    /// `except`, or a branch after the first assignment) holds whatever any of them gave it;
+    /// an assignment that runs on every path replaces what came before. The report is
     /// at the source call (in the helper when a helper makes the key). A value that only
     /// selects rows (`Invoice.objects.filter(due_at__lt=timezone.now())`) is not in them: a
     /// key made from a selected row's fields is stable; a row created with a random value
@@ -118,7 +122,7 @@ fn nondeterministic_sources(
                     );
                 }
             }
-            Taint::Meta { .. } => {}
+            Taint::Meta { .. } | Taint::Param { .. } => {}
         }
     }
     found

@@ -14,7 +14,10 @@ declare_rule! {
     /// Reports delivery metadata — `self.request.retries`, `self.request.id`, Dramatiq's
     /// message id, RQ's job id — used in an idempotency or lock key, or choosing it (`key =
     /// f"order-{id}" if self.request.retries == 0 else None` sends none on retries). An error
-    /// for the retry counter, a warning for ids.
+    /// for the retry counter, a warning for ids. Keys are followed as in TW201: through
+    /// assignments in any branch, and into helpers that make a key of their parameters
+    /// (`refund_once(charge_id, self.request.retries)` over `f"refund-{charge_id}-{attempt}"`),
+    /// where the report is at the metadata the task passes.
     ///
     /// ## Why it matters on a second run
     /// `self.request.retries` changes on every retry, so the key is new each time: a request
@@ -96,7 +99,7 @@ fn metadata_reads(project: &Project, func: FuncId, taint: &[Taint]) -> Vec<(u32,
                     );
                 }
             }
-            Taint::Nondet { .. } => {}
+            Taint::Nondet { .. } | Taint::Param { .. } => {}
         }
     }
     found
