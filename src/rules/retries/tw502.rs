@@ -8,7 +8,9 @@ declare_rule! {
     /// ## What it does
     /// Reports a task that reaches two or more effects without a key on each — two calls, or
     /// one inside a loop — while recording its progress at most once. Reported at the first
-    /// keyless effect that a later effect follows; effects in exclusive branches (of an `if`,
+    /// keyless effect that a later effect follows, once per path (each branch of an `if`
+    /// starts its own: `if phone: sms(...)` / `else: mail(...)`, then a Slack post after
+    /// both, is reported at the SMS and at the e-mail); effects in exclusive branches (of an `if`,
     /// a `match`, or `sms(...) if c else mail(...)`) do not follow each other, nor does a
     /// fallback in an `except` handler follow the effect that ends its `try` body (`try:
     /// sms(...)` / `except TwilioError: mail(...)` mails when the SMS failed). An effect the
@@ -91,7 +93,17 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     // A lambda's effect (`pool.submit(lambda: send(...))`, `on_commit(lambda: ...)`) runs at
     // another time than the task's steps, so it follows none of them; handed over in a loop,
     // it still runs once per pass.
+    // The first keyless effect of each path: one in another branch than an effect already
+    // reported starts a path of its own (`if phone: sms(...)` / `else: mail(...)`, then a
+    // Slack post after both).
+    let mut reported: Vec<u32> = Vec::new();
     for effect in task.effects.iter().filter(|e| keyless(e)) {
+        if reported
+            .iter()
+            .any(|&block| !function.exclusive(block, effect.block))
+        {
+            continue;
+        }
         // A helper that guards its effect with a done state and writes state records its own
         // progress: a retry passes its guard.
         if effect.guarded && effect.trace.len() > 1 && project.writes_state(task.id, effect.index) {
@@ -194,7 +206,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         if effect.trace.len() > 1 {
             diagnostic.trace = effect.trace.clone();
         }
-        return;
+        reported.push(effect.block);
     }
 }
 
