@@ -2791,7 +2791,7 @@ impl<'e, 'c> Walker<'e, 'c> {
     /// this assignment may not run after that one (another branch of an `if` or `match`, an
     /// `except` handler, a branch the earlier value was made before).
     fn bind_name(&mut self, name: &str, mut value: Value, block: u32) {
-        if self.is_module {
+        if self.is_module || self.tainted_at.is_empty() && value.taint.is_empty() {
             self.set_local(name, value);
             return;
         }
