@@ -3821,12 +3821,18 @@ impl<'a> Project<'a> {
                 .as_ref()
                 .is_some_and(|p| self.catalog.is_context_manager(&self.canonical(p)))
         });
+        // The caller's block runs at the `yield`: in the transaction only when a block
+        // around the `yield` opens it (not `with atomic(): log(...)`, then `yield`).
+        let blocks = function.blocks();
         is_context_manager
             && (self.transaction_decorated(function)
-                || function
-                    .blocks()
-                    .iter()
-                    .any(|block| self.opens_transaction_at(block, depth + 1)))
+                || function.body().yields.iter().any(|&at| {
+                    function.ancestors(at).any(|b| {
+                        blocks
+                            .get(b as usize)
+                            .is_some_and(|block| self.opens_transaction_at(block, depth + 1))
+                    })
+                }))
     }
 
     /// Whether a function is decorated `@transaction.atomic` (or the like), also through a

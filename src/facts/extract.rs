@@ -363,6 +363,8 @@ struct Walker<'e, 'c> {
     returns: Vec<Value>,
     /// Locals holding a call's result handed to a call as an argument ([`FunctionBody::escaped`]).
     escaped: Vec<Sym>,
+    /// The blocks holding a `yield` ([`FunctionBody::yields`]).
+    yields: Vec<u32>,
     /// Whether calls become events (off while evaluating `self.x` assignments ahead of time).
     emit: bool,
     /// Evaluating a class body: calls keep their arguments (model fields, `Meta` constraints).
@@ -458,6 +460,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             blocks,
             returns: Vec::new(),
             escaped: Vec::new(),
+            yields: Vec::new(),
             emit: true,
             class_body: false,
             import_fallback: false,
@@ -583,6 +586,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             events: self.events,
             returns,
             escaped: std::mem::take(&mut self.escaped),
+            yields: std::mem::take(&mut self.yields),
         };
         self.ex.functions[self.func].body = Body::new(&mut body);
         // The body is kept encoded: its vectors serve the next function.
@@ -4226,10 +4230,19 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             Expr::Starred(starred) => self.expr(&starred.value, block),
             // A generator's steps run as its caller iterates it (`list(send_each(...))`).
-            Expr::Yield(ast::ExprYield {
-                value: Some(value), ..
-            })
-            | Expr::YieldFrom(ast::ExprYieldFrom { value, .. }) => {
+            Expr::Yield(ast::ExprYield { value, .. }) => {
+                if self.yields.last() != Some(&block) {
+                    self.yields.push(block);
+                }
+                if let Some(value) = value {
+                    self.expr(value, block);
+                }
+                Value::default()
+            }
+            Expr::YieldFrom(ast::ExprYieldFrom { value, .. }) => {
+                if self.yields.last() != Some(&block) {
+                    self.yields.push(block);
+                }
                 self.expr(value, block);
                 Value::default()
             }

@@ -658,6 +658,9 @@ pub struct FunctionBody {
     /// argument (`mark(order)`, `setattr(order, ...)`): what the callee does to them is not
     /// in this body.
     pub escaped: Vec<Sym>,
+    /// The blocks holding a `yield` of this function (a generator; a context manager's
+    /// caller runs its `with` body there).
+    pub yields: Vec<u32>,
 }
 
 impl FunctionBody {
@@ -681,6 +684,7 @@ impl Default for FunctionBody {
             events: Vec::new(),
             returns: Vec::new(),
             escaped: Vec::new(),
+            yields: Vec::new(),
         }
     }
 }

@@ -12,7 +12,9 @@ declare_rule! {
     /// SQLAlchemy `session.begin()`/`engine.begin()`, psycopg and asyncpg `conn.transaction()`
     /// (also on a connection a pool hands out, `async with pool.acquire() as c:`), Peewee
     /// `db.atomic()`, Tortoise ORM `in_transaction()` and `@atomic()`, or a project generator
-    /// made a context manager that opens one around its `yield` (`with unit_of_work():`).
+    /// made a context manager that opens one around its `yield` (`with unit_of_work():`; not
+    /// one that commits its own block and then yields, where the caller's block runs after
+    /// the commit).
     /// Anywhere in the project, not only in tasks; effects reached through project helpers are
     /// reported at the call in the transaction.
     ///
