@@ -435,6 +435,8 @@ pub struct Project<'a> {
     /// outside any `try` ([`Project::raising_guard_before`]). A map rather than a slot per
     /// function: only tasks and the helpers they reach are asked.
     raising_calls: std::sync::Mutex<HashMap<FuncId, Box<[u32]>>>,
+    /// Memo of [`Project::project_transaction_decorator`], by the decorator function.
+    decorator_transactions: std::sync::RwLock<HashMap<FuncId, Option<QPath>>>,
 }
 
 /// Django's settings object, whose attributes are the settings modules' upper-case names.
@@ -542,6 +544,7 @@ impl<'a> Project<'a> {
                 .map(|_| std::sync::RwLock::default())
                 .collect(),
             raising_calls: std::sync::Mutex::default(),
+            decorator_transactions: std::sync::RwLock::default(),
         };
         timer.lap("  names");
         project.inferred_types = project.infer_types();
@@ -3854,18 +3857,100 @@ impl<'a> Project<'a> {
         };
         function.decorators.iter().find_map(|d| {
             let path = d.path.as_ref()?;
-            let opens = opening(path).or_else(|| {
-                (d.called && transactions.is_decorator_wrapper(&self.canonical(path)))
-                    .then(|| {
-                        d.args
-                            .first()
-                            .and_then(|a| a.path.as_ref())
-                            .and_then(opening)
-                    })
-                    .flatten()
-            })?;
+            let opens = opening(path)
+                .or_else(|| {
+                    (d.called && transactions.is_decorator_wrapper(&self.canonical(path)))
+                        .then(|| {
+                            d.args
+                                .first()
+                                .and_then(|a| a.path.as_ref())
+                                .and_then(opening)
+                        })
+                        .flatten()
+                })
+                .or_else(|| {
+                    (!d.called)
+                        .then(|| self.project_transaction_decorator(&self.canonical(path)))
+                        .flatten()
+                })?;
             Some((d, opens))
         })
+    }
+
+    /// What a decorator the project defines runs the decorated function in, when that is a
+    /// transaction: `def in_transaction(func):` whose wrapper calls `func` inside `with
+    /// transaction.atomic():`, or one that returns `transaction.atomic(func)`. The canonical
+    /// path of what opens it.
+    fn project_transaction_decorator(&self, path: &QPath) -> Option<QPath> {
+        if !path.0.first().is_some_and(|head| self.is_root(head.name)) {
+            return None;
+        }
+        let id = self.resolve_function(path, None)?;
+        if let Ok(memo) = self.decorator_transactions.read()
+            && let Some(found) = memo.get(&id)
+        {
+            return found.clone();
+        }
+        let found = self.decorator_transaction(id);
+        if let Ok(mut memo) = self.decorator_transactions.write() {
+            memo.insert(id, found.clone());
+        }
+        found
+    }
+
+    fn decorator_transaction(&self, id: FuncId) -> Option<QPath> {
+        let decorator = self.function(id)?;
+        let param = decorator.params.first()?.name();
+        for value in decorator.returns() {
+            let Some(path) = &value.path else { continue };
+            let canonical = self.canonical(path);
+            // `return transaction.atomic(func)`.
+            if self.catalog.transactions.is_decorator(&canonical) {
+                return Some(canonical.into_owned());
+            }
+            // `return wrapper`, whose body calls `func` in a transaction.
+            let Some(wrapper) = self
+                .resolve_function(&canonical, Some(id))
+                .filter(|&w| w != id)
+                .and_then(|w| self.function(w))
+            else {
+                continue;
+            };
+            for event in wrapper.events() {
+                let EventKind::Call(call) = &event.kind else {
+                    continue;
+                };
+                let calls_func = call
+                    .path
+                    .as_ref()
+                    .is_some_and(|p| matches!(p.segs(), [only] if only.name == param));
+                if !calls_func {
+                    continue;
+                }
+                for b in wrapper.ancestors(event.block) {
+                    let Some(BlockKind::With { items }) =
+                        wrapper.blocks().get(b as usize).map(|blk| &blk.kind)
+                    else {
+                        continue;
+                    };
+                    for item in items {
+                        let Some(item_path) = &item.path else {
+                            continue;
+                        };
+                        let receiver = item_path
+                            .0
+                            .len()
+                            .checked_sub(2)
+                            .map(|i| &*item_path.0[i].name);
+                        let canonical = self.canonical(item_path);
+                        if self.catalog.transactions.is_context(&canonical, receiver) {
+                            return Some(canonical.into_owned());
+                        }
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// The decorator that runs a function in a transaction, as written (`@db.atomic()`,

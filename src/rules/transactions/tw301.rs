@@ -14,7 +14,9 @@ declare_rule! {
     /// `db.atomic()`, Tortoise ORM `in_transaction()` and `@atomic()`, or a project generator
     /// made a context manager that opens one around its `yield` (`with unit_of_work():`; not
     /// one that commits its own block and then yields, where the caller's block runs after
-    /// the commit).
+    /// the commit), or a decorator the project writes around one (`def in_transaction(func):`
+    /// whose wrapper calls `func` inside `with transaction.atomic():`, or that returns
+    /// `transaction.atomic(func)`).
     /// Anywhere in the project, not only in tasks; effects reached through project helpers are
     /// reported at the call in the transaction.
     ///
