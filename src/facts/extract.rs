@@ -527,7 +527,12 @@ impl<'e, 'c> Walker<'e, 'c> {
         let returns = self
             .returns
             .into_iter()
-            .filter_map(|value| {
+            .filter_map(|mut value| {
+                // A caller's argument for a parameter among the parts is in its own call's
+                // value ([`Taint::Param`]): nothing to keep for it here.
+                value
+                    .taint
+                    .retain(|taint| !matches!(taint, Taint::Param { .. }));
                 let headers = value.dict().map(|items| key_headers(items, catalog));
                 let done_test = value.flags & (Value::DONE_TEST | Value::MARKER | Value::CREATED);
                 // `return False` under a done-guard, `return True` after: a claim helper.
