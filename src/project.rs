@@ -3748,12 +3748,21 @@ impl<'a> Project<'a> {
         };
         items.iter().any(|item| {
             item.path.as_ref().is_some_and(|path| {
-                let receiver = path.0.len().checked_sub(2).map(|i| &*path.0[i].name);
-                let canonical = self.canonical(path);
-                self.catalog.transactions.is_context(&canonical, receiver)
-                    || (depth < 4 && self.transaction_context_helper(&canonical, depth))
+                self.transaction_context(path).is_some()
+                    || (depth < 4 && self.transaction_context_helper(&self.canonical(path), depth))
             })
         })
+    }
+
+    /// The canonical path of a `with` item the catalog knows opens a transaction
+    /// (`transaction.atomic()`, `session.begin()`, read with its receiver's name).
+    fn transaction_context(&self, path: &QPath) -> Option<QPath> {
+        let receiver = path.0.len().checked_sub(2).map(|i| &*path.0[i].name);
+        let canonical = self.canonical(path);
+        self.catalog
+            .transactions
+            .is_context(&canonical, receiver)
+            .then(|| canonical.into_owned())
     }
 
     /// Whether the transaction `tx` of `id` (a block, or [`FUNCTION_TRANSACTION`]) is one that
@@ -3933,19 +3942,11 @@ impl<'a> Project<'a> {
                     else {
                         continue;
                     };
-                    for item in items {
-                        let Some(item_path) = &item.path else {
-                            continue;
-                        };
-                        let receiver = item_path
-                            .0
-                            .len()
-                            .checked_sub(2)
-                            .map(|i| &*item_path.0[i].name);
-                        let canonical = self.canonical(item_path);
-                        if self.catalog.transactions.is_context(&canonical, receiver) {
-                            return Some(canonical.into_owned());
-                        }
+                    if let Some(opens) = items
+                        .iter()
+                        .find_map(|item| self.transaction_context(item.path.as_ref()?))
+                    {
+                        return Some(opens);
                     }
                 }
             }

@@ -4235,20 +4235,18 @@ impl<'e, 'c> Walker<'e, 'c> {
             }
             Expr::Starred(starred) => self.expr(&starred.value, block),
             // A generator's steps run as its caller iterates it (`list(send_each(...))`).
-            Expr::Yield(ast::ExprYield { value, .. }) => {
+            Expr::Yield(_) | Expr::YieldFrom(_) => {
                 if self.yields.last() != Some(&block) {
                     self.yields.push(block);
                 }
-                if let Some(value) = value {
+                let yielded = match expr {
+                    Expr::Yield(ast::ExprYield { value, .. }) => value.as_deref(),
+                    Expr::YieldFrom(ast::ExprYieldFrom { value, .. }) => Some(&**value),
+                    _ => None,
+                };
+                if let Some(value) = yielded {
                     self.expr(value, block);
                 }
-                Value::default()
-            }
-            Expr::YieldFrom(ast::ExprYieldFrom { value, .. }) => {
-                if self.yields.last() != Some(&block) {
-                    self.yields.push(block);
-                }
-                self.expr(value, block);
                 Value::default()
             }
             Expr::Compare(compare) => {
