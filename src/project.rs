@@ -833,8 +833,37 @@ impl<'a> Project<'a> {
         if module == DJANGO_SETTINGS_OBJECT {
             return self.django_setting(name.name.as_str());
         }
-        let file = self.module_of(&module)?;
-        Some((self.facts(file)?.vars.get(name.name.as_str())?, file))
+        if let Some(file) = self.module_of(&module)
+            && let Some(var) = self
+                .facts(file)
+                .and_then(|f| f.vars.get(name.name.as_str()))
+        {
+            return Some((var, file));
+        }
+        self.module_var_by_import(path)
+    }
+
+    /// [`Project::module_var`] for a variable whose value has a path of its own: the canonical
+    /// path runs on into it (`TTL = timedelta(seconds=45)` imported from `core.ttl` becomes
+    /// `datetime.timedelta()`). Resolves the module and looks the name up there, following
+    /// re-exports (`from .ttl import TTL` in a package's `__init__.py`).
+    fn module_var_by_import(&self, path: &QPath) -> Option<(&'a Value, u32)> {
+        let mut path = Cow::Borrowed(path);
+        for _ in 0..8 {
+            let (name, module) = path.segs().split_last()?;
+            if module.is_empty() || name.call != Call::No {
+                return None;
+            }
+            let module = self.canonical(&QPath(module.to_vec())).dotted();
+            let file = self.module_of(&module)?;
+            let facts = self.facts(file)?;
+            let name = name.name.as_str();
+            if let Some(var) = facts.vars.get(name) {
+                return Some((var, file));
+            }
+            path = Cow::Owned(QPath::from_dotted(facts.imports.get(name)?));
+        }
+        None
     }
 
     /// What `django.conf.settings.NAME` reads: `NAME` of the project's settings modules, when
