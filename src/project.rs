@@ -1473,7 +1473,8 @@ impl<'a> Project<'a> {
     }
 
     /// What a call of a project function or method returns, when its `return` statements
-    /// return calls (`return get_connection(...)`): that path, canonical.
+    /// return calls (`return get_connection(...)`) or parts of what calls return (`return
+    /// client.checkout` of `client = Adyen.Adyen(...)`): that path, canonical.
     fn returned_path(&self, call: &QPath) -> Option<QPath> {
         // Functions returning each other's calls would recurse through `canonical`: bound it.
         // A call already being followed on this thread (`def m(self): return self.m().m()`)
@@ -1517,11 +1518,9 @@ impl<'a> Project<'a> {
                 }
                 continue;
             }
-            let Some(path) = value
-                .path
-                .as_ref()
-                .filter(|p| (p.is_call() && p.0.len() >= 2) || imported(p))
-            else {
+            let Some(path) = value.path.as_ref().filter(|p| {
+                (p.0.len() >= 2 && p.0.iter().any(|s| s.call != Call::No)) || imported(p)
+            }) else {
                 continue;
             };
             // `return self.filter(sent_at=None)` in a custom queryset or manager class: a
