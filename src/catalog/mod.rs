@@ -1134,6 +1134,10 @@ pub struct LockApi {
     pub name: ArgSpec,
     pub ttl: Vec<TtlSpec>,
     pub missing_ttl: MissingTtl,
+    /// What a TTL of 0 means, where it is not a 0-second expiry: redis-py's lock reads a
+    /// false timeout as none (`if self.timeout:`).
+    #[serde(default)]
+    zero_ttl: Option<MissingTtl>,
     #[serde(default)]
     receiver_words: Vec<String>,
 }
@@ -1321,6 +1325,8 @@ impl LockApi {
             if let Some(value) = value {
                 return if value.is_none() {
                     Ttl::Forever
+                } else if let Some(zero) = self.zero_ttl.filter(|_| value.as_f64() == Some(0.0)) {
+                    zero.ttl()
                 } else if spec.unit == TimeUnit::At {
                     Ttl::At(value)
                 } else {
@@ -1328,7 +1334,18 @@ impl LockApi {
                 };
             }
         }
-        match self.missing_ttl {
+        self.missing_ttl.ttl()
+    }
+
+    /// What the TTL means when it is given as 0, if not an expiry after 0 seconds.
+    pub fn zero_ttl<'c>(&self) -> Option<Ttl<'c>> {
+        self.zero_ttl.map(MissingTtl::ttl)
+    }
+}
+
+impl MissingTtl {
+    fn ttl<'c>(self) -> Ttl<'c> {
+        match self {
             MissingTtl::Forever => Ttl::Forever,
             MissingTtl::Default => Ttl::LibraryDefault,
         }

@@ -582,8 +582,14 @@ pub fn ttl_seconds<'c>(
                 }
                 _ => value,
             };
-            Ok(project
-                .constant(value)
+            let constant = project.constant(value);
+            // `lock(name, timeout=0)`: no expiry, for a library that reads a false timeout so.
+            if constant.as_ref().and_then(Value::as_f64) == Some(0.0)
+                && let Some(zero) = lock.api.zero_ttl()
+            {
+                return Err(zero);
+            }
+            Ok(constant
                 .and_then(|v| v.as_int())
                 .map(|v| (unit.seconds(v), value.range)))
         }

@@ -7,7 +7,9 @@ declare_rule! {
     /// ## What it does
     /// Reports a lock with no expiry taken in a task: `redis.lock(name)` without `timeout`
     /// (`blocking_timeout` is how long to wait, not a TTL), `SET NX` without `ex`/`px`,
-    /// `cache.add(..., timeout=None)`, `redis_lock.Lock` without `expire`. Locks handed to the
+    /// `cache.add(..., timeout=None)`, `redis_lock.Lock` without `expire`, and `timeout=0` for
+    /// the redis-py and python-redis-lock locks, which read a false timeout as none (Django's
+    /// `cache.add(..., timeout=0)` expires at once, which is TW401). Locks handed to the
     /// task by a decorator or a project function count as TW401 says, but the report is at the
     /// lock call in the decorator or the helper, where the TTL is missing: once, however many
     /// tasks take the lock.
