@@ -394,6 +394,8 @@ struct Walker<'e, 'c> {
     /// Parameters changed in place (`kwargs["key"] = k`, `kwargs.setdefault(...)`): spreading
     /// one no longer passes on only what the caller gave ([`CallSite::spreads`]).
     changed_params: Vec<Sym>,
+    /// Parameters changed in place (`ids.remove(done)`): read after, they are new values.
+    mutated_params: Vec<Sym>,
     /// Locals a nested function rebinds (`nonlocal key`): what they hold depends on when it
     /// runs, so they hold nothing known.
     rebound: Vec<Sym>,
@@ -470,6 +472,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             stored_reads: Vec::new(),
             attr_taints: Vec::new(),
             changed_params: Vec::new(),
+            mutated_params: Vec::new(),
             rebound: Vec::new(),
             client_headers: Vec::new(),
             loop_classes: Vec::new(),
@@ -1084,7 +1087,9 @@ impl<'e, 'c> Walker<'e, 'c> {
                 if let Lit::Seq(items) = &iter.lit {
                     self.note_loop_classes(&stmt_for.target, items);
                 }
+                let mark = self.loop_mark();
                 self.suite(&stmt_for.body, body, pending);
+                self.carry_loop_updates(mark);
                 self.loop_else(&stmt_for.body, &stmt_for.orelse, body, block, pending);
             }
             Stmt::While(stmt_while) => {
@@ -1094,8 +1099,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                         ends: ends(&stmt_while.body),
                     },
                 );
+                let mark = self.loop_mark();
                 self.expr(&stmt_while.test, body);
                 self.suite(&stmt_while.body, body, pending);
+                self.carry_loop_updates(mark);
                 self.loop_else(&stmt_while.body, &stmt_while.orelse, body, block, pending);
             }
             Stmt::With(with) => {
@@ -2796,6 +2803,70 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
     }
 
+    /// A parameter changed in place: as received, it is now updated from itself.
+    fn param_mutated(&mut self, name: &str) {
+        let sym = Sym::new(name);
+        if self
+            .local_ref(name, sym)
+            .is_some_and(|v| v.flags & Value::PARAM != 0)
+            && !self.mutated_params.contains(&sym)
+        {
+            self.mutated_params.push(sym);
+        }
+    }
+
+    /// The parameters updated from themselves so far, and where the events stand: taken
+    /// before a loop's body, for [`Walker::carry_loop_updates`].
+    fn loop_mark(&self) -> Option<(usize, Vec<Sym>)> {
+        if self.params.is_empty() {
+            return None;
+        }
+        let updated = self
+            .params
+            .keys()
+            .filter(|p| self.param_updated(**p))
+            .copied()
+            .collect();
+        Some((self.events.len(), updated))
+    }
+
+    fn param_updated(&self, param: Sym) -> bool {
+        self.mutated_params.contains(&param)
+            || self
+                .locals
+                .get(&param)
+                .is_some_and(|v| v.flags & Value::UPDATED != 0)
+    }
+
+    /// A parameter updated from itself late in a loop's body (`contact_ids.remove(done)` after
+    /// the `self.retry(args=[contact_ids])` in a `try`) is updated, on the next pass, at the
+    /// calls before it: they pass it as a new value.
+    fn carry_loop_updates(&mut self, mark: Option<(usize, Vec<Sym>)>) {
+        let Some((start, before)) = mark else { return };
+        let updated: Vec<Sym> = self
+            .params
+            .keys()
+            .filter(|p| !before.contains(p) && self.param_updated(**p))
+            .copied()
+            .collect();
+        if updated.is_empty() {
+            return;
+        }
+        for event in self.events.iter_mut().skip(start) {
+            if let EventKind::Call(call) = &mut event.kind
+                && let Some(arguments) = call.arguments.as_deref_mut()
+            {
+                let values = arguments
+                    .args
+                    .iter_mut()
+                    .chain(arguments.keywords.iter_mut().map(|(_, v)| v));
+                for value in values {
+                    mark_updated(value, &updated);
+                }
+            }
+        }
+    }
+
     /// `name = value` in `block`: the value, plus the sources of the value it replaces when
     /// this assignment may not run after that one (another branch of an `if` or `match`, an
     /// `except` handler, a branch the earlier value was made before).
@@ -4303,6 +4374,12 @@ impl<'e, 'c> Walker<'e, 'c> {
         // or a call added (`client.messages.create`).
         let mut value = if let Some(local) = self.local_ref(id, sym) {
             let mut local = copy_with_room(local);
+            if !self.mutated_params.is_empty()
+                && local.flags & Value::PARAM != 0
+                && self.mutated_params.contains(&sym)
+            {
+                local.flags |= Value::UPDATED;
+            }
             if local.path.is_none() {
                 // The instance or class parameter, whatever its name (`cls`, `this`), is `self`.
                 local.path = if self.self_name.as_deref() == Some(id) {
@@ -4667,6 +4744,27 @@ impl<'e, 'c> Walker<'e, 'c> {
                     && self.may_change_key(method.as_str(), &call.arguments)
                 {
                     self.param_changed(receiver.id.as_str());
+                }
+                // `contact_ids.remove(contact_id)`: the parameter, changed in place, is a new
+                // value under its old name (as `contact_ids = contact_ids[1:]` is).
+                if let Expr::Name(receiver) = &*attr.value
+                    && !self.params.is_empty()
+                    && matches!(
+                        method.as_str(),
+                        "append"
+                            | "extend"
+                            | "insert"
+                            | "remove"
+                            | "pop"
+                            | "clear"
+                            | "add"
+                            | "discard"
+                            | "update"
+                            | "popitem"
+                            | "setdefault"
+                    )
+                {
+                    self.param_mutated(receiver.id.as_str());
                 }
                 (value, method, object)
             }
@@ -6491,6 +6589,27 @@ fn unwalrus(mut expr: &Expr) -> &Expr {
         expr = &named.value;
     }
     expr
+}
+
+/// Marks the parameters among a value's parts (`[contact_ids]`, `{"ids": contact_ids}`) as
+/// updated from themselves.
+fn mark_updated(value: &mut Value, params: &[Sym]) {
+    if value.flags & Value::PARAM != 0 && value.name.is_some_and(|n| params.contains(&n)) {
+        value.flags |= Value::UPDATED;
+    }
+    match &mut value.lit {
+        Lit::Seq(items) => {
+            for item in items {
+                mark_updated(item, params);
+            }
+        }
+        Lit::Dict(items) => {
+            for (_, item) in items {
+                mark_updated(item, params);
+            }
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]

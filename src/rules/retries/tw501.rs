@@ -19,8 +19,10 @@ declare_rule! {
     /// name (Celery's `send_task("app.tasks.crawl", args=[...])`, arq's
     /// `ctx["redis"].enqueue_job("crawl", ...)`). A parameter updated from
     /// itself before the call (`amount = amount - fee`, `attempt += 1`, `rows = rows[100:]`)
-    /// is a changed argument under its old name; a default filled in (`currency or "EUR"`)
-    /// is not, since every run fills in the same. A copy of the arguments changed before the
+    /// is a changed argument under its old name, and so is one changed in place
+    /// (`contact_ids.remove(done)`, `options.update(force=True)`), also when the change comes
+    /// later in a loop's body than the retry, which then passes it on the next pass; a default
+    /// filled in (`currency or "EUR"`) is not, since every run fills in the same. A copy of the arguments changed before the
     /// call (`kwargs = dict(self.request.kwargs)`, then `kwargs["region"] = ...`) passes the
     /// changed entry; so does a list of them changed by index (`args = list(self.request.args)`,
     /// then `args[1] = ...`).
