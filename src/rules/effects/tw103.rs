@@ -21,7 +21,12 @@ declare_rule! {
     /// the one the guard tests (an attempts counter, another row's `last_activity_at`) leaves
     /// the window open, and so does a claim of a state the guard does not leave on
     /// (`delivery = "sending"` under `if doc.delivery == "sent": return`: a redelivery after
-    /// a crash finds `"sending"` and sends again; `in ("sending", "sent")` closes it).
+    /// a crash finds `"sending"` and sends again; `in ("sending", "sent")` closes it). After
+    /// the effect, a guard comparing a field with written-out states (`if ticket.status ==
+    /// "closed": return`) is recorded only by a write that may set that field: a timestamp
+    /// (`update(last_nudged_at=now)`, in the task or a helper) is not its done state, and the
+    /// test is a precondition. A flag (`if order.receipt_sent:`) may be a property or one of
+    /// several, and any later write counts.
     ///
     /// ## Why it matters on a second run
     /// A crash between the effect and the write — an OOM kill, a deploy's SIGTERM, a lost
@@ -89,10 +94,11 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
         // The done state written after the effect, on a path that can follow it: in the task
         // after its call, or in a helper on the way after the call that leads to the effect
         // (`send_mail(...)` then `invoice.save(update_fields=["reminder_sent"])` in the helper).
+        let tested = tested_fields(project, &effect.hops);
         let Some(write) = effect
             .hops
             .iter()
-            .find_map(|&hop| write_after(project, hop))
+            .find_map(|&hop| write_after(project, hop, tested.as_deref()))
         else {
             continue;
         };
@@ -130,7 +136,57 @@ struct Write {
     range: TextRange,
 }
 
-fn write_after(project: &Project, hop: Hop) -> Option<Write> {
+/// The fields the done-guards over an effect compare with written-out states (`status` in
+/// `if ticket.status == "closed": return`), when every one of them does; `None` when one tests
+/// something else: a flag (`if order.receipt_sent:`, which may be a property or one of several
+/// in an `or`), `.exists()`, `cache.get(k)`, a helper. Any later write may record those.
+fn tested_fields(project: &Project, hops: &[Hop]) -> Option<Vec<Sym>> {
+    let mut fields = Vec::new();
+    for hop in hops {
+        let function = project.function(hop.func)?;
+        let target = function.events().get(hop.event as usize)?.block;
+        for event in &function.events()[..hop.event as usize] {
+            let EventKind::Guard(guard) = &event.kind else {
+                continue;
+            };
+            if matches!(guard.test, GuardTest::Precondition)
+                || !crate::project::guard_covers(function, event.block, target)
+            {
+                continue;
+            }
+            match guard.test {
+                GuardTest::DoneCheck {
+                    field: Some(field),
+                    ref states,
+                } if !states.is_empty() => fields.push(field),
+                _ => return None,
+            }
+        }
+    }
+    (!fields.is_empty()).then_some(fields)
+}
+
+/// Whether the write at `index` of `func` may set one of the `tested` fields: it names the
+/// fields it sets and one is tested, or it may set any. A project helper called there writes
+/// what its own ORM writes name.
+fn may_write_tested(project: &Project, func: FuncId, index: usize, tested: &[Sym]) -> bool {
+    let sets_tested = |fields: Option<Vec<Sym>>| {
+        fields.is_none_or(|fields| fields.iter().any(|field| tested.contains(field)))
+    };
+    if let Some(crate::project::CallClass::Project(callee)) = project.call_class(func, index) {
+        let Some(helper) = project.function(*callee) else {
+            return true;
+        };
+        return (0..helper.events().len()).any(|i| {
+            matches!(helper.events()[i].kind, EventKind::Call(_))
+                && project.writes_state(*callee, i)
+                && sets_tested(written_fields(project, *callee, i))
+        });
+    }
+    sets_tested(written_fields(project, func, index))
+}
+
+fn write_after(project: &Project, hop: Hop, tested: Option<&[Sym]>) -> Option<Write> {
     let function = project.function(hop.func)?;
     let at = hop.event as usize;
     let block = function.events().get(at)?.block;
@@ -143,9 +199,12 @@ fn write_after(project: &Project, hop: Hop) -> Option<Write> {
             let EventKind::Call(call) = &event.kind else {
                 return None;
             };
+            // A write of another field than the guard tests (`last_nudged_at` under `if
+            // ticket.status == "closed": return`) is not its done state.
             (!function.exclusive(block, event.block)
                 && !function.is_deferred(event.block)
-                && writes_done_state(project, hop.func, i))
+                && writes_done_state(project, hop.func, i)
+                && tested.is_none_or(|tested| may_write_tested(project, hop.func, i, tested)))
             .then_some(Write {
                 file: hop.func.file,
                 range: call.range,
