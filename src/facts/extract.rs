@@ -4732,21 +4732,7 @@ impl<'e, 'c> Walker<'e, 'c> {
             Expr::Attribute(attr) => {
                 let method = Sym::new(attr.attr.as_str());
                 let (value, object) = self.attribute_named(attr, block, method);
-                // `kwargs.setdefault("idempotency_key", k)`: a dict's methods that change it.
-                // Entries that carry no key (`kwargs.setdefault("timeout", 10)`) leave the key
-                // to what the caller gives.
-                if let Expr::Name(receiver) = &*attr.value
-                    && !self.params.is_empty()
-                    && matches!(
-                        method.as_str(),
-                        "setdefault" | "update" | "pop" | "popitem" | "clear"
-                    )
-                    && self.may_change_key(method.as_str(), &call.arguments)
-                {
-                    self.param_changed(receiver.id.as_str());
-                }
-                // `contact_ids.remove(contact_id)`: the parameter, changed in place, is a new
-                // value under its old name (as `contact_ids = contact_ids[1:]` is).
+                // A parameter changed in place by a list, set or dict method.
                 if let Expr::Name(receiver) = &*attr.value
                     && !self.params.is_empty()
                     && matches!(
@@ -4764,7 +4750,20 @@ impl<'e, 'c> Walker<'e, 'c> {
                             | "setdefault"
                     )
                 {
-                    self.param_mutated(receiver.id.as_str());
+                    let name = receiver.id.as_str();
+                    // `contact_ids.remove(contact_id)`: a new value under its old name (as
+                    // `contact_ids = contact_ids[1:]` is).
+                    self.param_mutated(name);
+                    // `kwargs.setdefault("idempotency_key", k)`: a dict's methods that change
+                    // it. Entries that carry no key (`kwargs.setdefault("timeout", 10)`) leave
+                    // the key to what the caller gives.
+                    if matches!(
+                        method.as_str(),
+                        "setdefault" | "update" | "pop" | "popitem" | "clear"
+                    ) && self.may_change_key(method.as_str(), &call.arguments)
+                    {
+                        self.param_changed(name);
+                    }
                 }
                 (value, method, object)
             }

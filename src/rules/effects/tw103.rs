@@ -177,8 +177,8 @@ fn may_write_tested(project: &Project, func: FuncId, index: usize, tested: &[Sym
         let Some(helper) = project.function(*callee) else {
             return true;
         };
-        return (0..helper.events().len()).any(|i| {
-            matches!(helper.events()[i].kind, EventKind::Call(_))
+        return helper.events().iter().enumerate().any(|(i, event)| {
+            matches!(event.kind, EventKind::Call(_))
                 && project.writes_state(*callee, i)
                 && sets_tested(written_fields(project, *callee, i))
         });
