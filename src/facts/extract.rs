@@ -2958,6 +2958,22 @@ impl<'e, 'c> Walker<'e, 'c> {
         }
     }
 
+    /// Whether `expr` is a name bound only by an import (`settings`, a module, a class), not
+    /// by anything the function or its module assigns.
+    fn is_imported(&self, expr: &Expr) -> bool {
+        let Expr::Name(name) = expr else {
+            return false;
+        };
+        let id = name.id.as_str();
+        let sym = Sym::new(id);
+        self.local_ref(id, sym).is_none()
+            && self.self_name.as_deref() != Some(id)
+            && !self.captured.iter().any(|(name, _, _)| *name == sym)
+            && !self.ex.module_vars.contains_key(id)
+            && !self.ex.top_level.contains(&sym)
+            && self.ex.imports.contains_key(&sym)
+    }
+
     // ------------------------------------------------------------------ guards
 
     fn guard_test(&mut self, test: &Expr, value: &Value) -> Option<GuardTest> {
@@ -3054,6 +3070,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                 }
                 state.or(helper)
             }
+            // Not a setting or a module's constant (`if settings.NOTIFICATIONS_PAUSED:`): the
+            // attribute of an imported name says how the code is configured, not whether this
+            // work was done.
+            Expr::Attribute(attr) if self.is_imported(&attr.value) => None,
             Expr::Attribute(attr) => Some(GuardTest::DoneCheck {
                 field: Some(Sym::new(attr.attr.as_str())),
                 states: ThinVec::new(),
