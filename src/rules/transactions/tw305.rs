@@ -32,14 +32,15 @@ declare_rule! {
     /// `Rollup.objects.filter(day=day).delete()` then `bulk_create`): each run replaces the rows
     /// the last one wrote.
     ///
-    /// The increments (`F()`, `+=` then `save()`, SQL `SET n = n + 1`, counters, appends) of the project helpers a
-    /// task calls without a done-guard, or hands to `transaction.on_commit(lambda: ...)`, are
+    /// The accumulating writes (`F()`, `+=` then `save()`, SQL `SET n = n + 1`, counters,
+    /// appends, inserts) of the project helpers a task calls without a done-guard, or hands to `transaction.on_commit(lambda: ...)`, are
     /// reported too, at the write in the helper: a `wallet.credit(amount)` runs again with the
     /// task. In a helper, a row it was handed (`wallet.balance -= amount`, a model method's
     /// `self.balance += amount`) counts when it is saved, and a manager's own
-    /// `self.filter(...).update(balance=F("balance") + x)` counts. A helper's inserts are not
-    /// reported: most are its log and audit rows. Text appended (`notes += "\n" + line`) is not a
-    /// count.
+    /// `self.filter(...).update(balance=F("balance") + x)` counts. A helper's inserts are
+    /// reported as the task's own are: the spec puts what a task reaches in the task, and a log
+    /// or outbox row a helper adds is added again with it (a second `OutgoingMail` row is a
+    /// second e-mail). Text appended (`notes += "\n" + line`) is not a count.
     ///
     /// ## Why it matters on a second run
     /// Each delivery adds again: the balance is credited twice, the stock drops twice, the
@@ -80,10 +81,8 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
     }
     let project = checker.project;
     let lang = checker.lang;
-    // The task's own writes, then the increments of the project helpers it calls unguarded,
-    // reported where the write is (as TW201 through a helper): the helper runs again with the
-    // task. A helper's inserts are not followed: most are its log and audit rows, which the
-    // task's reviewer does not read as the task's own work.
+    // The task's own writes, then those of the project helpers it calls unguarded, reported
+    // where the write is (as TW201 through a helper): the helper runs again with the task.
     walk_helpers(project, task.id, |id, function, pending| {
         for (range, what) in writes_in(checker, id, function, id == task.id, pending) {
             let message = tr!(lang, "tw305.message", what = what, task = task.name());
@@ -94,8 +93,8 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
 }
 
 /// The accumulating writes of `function` (`id`) that no done-guard precedes, with what makes
-/// each one accumulate: inserts of rows only in the task itself (`in_task`), increments of a
-/// row handed in as a parameter only in a helper. The project functions it calls unguarded go
+/// each one accumulate; increments of a row handed in as a parameter count only in a helper
+/// (not `in_task`). The project functions it calls unguarded go
 /// to `callees`.
 fn writes_in(
     checker: &Checker,
@@ -119,7 +118,7 @@ fn writes_in(
         }
         match &event.kind {
             EventKind::Call(call) => {
-                if let Some(what) = accumulating_call(checker, call, in_task)
+                if let Some(what) = accumulating_call(checker, call)
                     && !replaces_deleted(project, function, index, call)
                 {
                     found.push((call.range, what));
@@ -204,8 +203,8 @@ fn writes_in(
 }
 
 /// What makes a call an accumulating write, for the message. Inserts of rows (`create`,
-/// `bulk_create`, a raw `INSERT`) count only with `inserts`.
-fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Option<String> {
+/// `bulk_create`, a raw `INSERT`) count as increments do.
+fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
     let project = checker.project;
     let lang = checker.lang;
     let writes = &project.catalog.writes;
@@ -249,8 +248,7 @@ fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Optio
                 .find(|(_, v)| v.flags & Value::ACCUMULATES != 0)?;
             Some(tr!(lang, "tw305.update", field = field))
         }
-        _ if inserts
-            && vocabulary.create_methods.has(method)
+        _ if vocabulary.create_methods.has(method)
             && !call.star_kwargs
             && (orm || project.models.manager_target(project, path).is_some()) =>
         {
@@ -262,7 +260,7 @@ fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Optio
             (!model.lookup_is_unique(&fields))
                 .then(|| tr!(lang, "tw305.create", model = model.name, method = method))
         }
-        _ if inserts && orm && vocabulary.bulk_create_methods.has(method) => {
+        _ if orm && vocabulary.bulk_create_methods.has(method) => {
             let idempotent = writes
                 .bulk_idempotent
                 .iter()
@@ -281,9 +279,6 @@ fn accumulating_call(checker: &Checker, call: &CallSite, inserts: bool) -> Optio
             // in a helper too.
             if let Some(column) = sql_increment(&sql) {
                 return Some(tr!(lang, "tw305.sql_increment", column = column));
-            }
-            if !inserts {
-                return None;
             }
             // `WITH src AS (SELECT ...) INSERT INTO t ...` inserts as well.
             let is_insert = sql.starts_with("insert")
