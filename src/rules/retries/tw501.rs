@@ -25,7 +25,10 @@ declare_rule! {
     /// filled in (`currency or "EUR"`) is not, since every run fills in the same. A copy of the arguments changed before the
     /// call (`kwargs = dict(self.request.kwargs)`, then `kwargs["region"] = ...`) passes the
     /// changed entry; so does a list of them changed by index (`args = list(self.request.args)`,
-    /// then `args[1] = ...`).
+    /// then `args[1] = ...`). A method a bound or class-based task calls on itself (a helper
+    /// of its base class: `self.retry_on_backup(exc, message_id)`) retries the task too; its
+    /// `self.retry(kwargs={..., "provider": "backup"})` is reported where it is, and the
+    /// method's own parameters count as what the task handed them.
     ///
     /// ## Why it matters on a second run
     /// Keys computed from the arguments drift between attempts: the attempt that timed out but
@@ -98,7 +101,13 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             {
                 if call.keyword("args").is_some() || call.keyword("kwargs").is_some() {
                     // `enqueue_call(func, args=..., kwargs=...)`.
-                    changed_arguments(call.keyword("args"), call.keyword("kwargs"), &params, lang)
+                    changed_arguments(
+                        call.keyword("args"),
+                        call.keyword("kwargs"),
+                        &params,
+                        false,
+                        lang,
+                    )
                 } else {
                     // The keywords RQ does not keep for the job go to the function; of those,
                     // only the ones naming a parameter are read (an unknown keyword may be an
@@ -146,6 +155,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                         call.keyword("args"),
                         call.keyword("kwargs"),
                         &params,
+                        false,
                         lang,
                     ),
                     ByNameArguments::Rest => {
@@ -179,7 +189,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 None
             };
             if let Some(what) = changed {
-                report(checker, task, call, &shown, &what);
+                report(checker, task, task.id, call, &shown, &what);
                 continue;
             }
         }
@@ -212,6 +222,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                 call.keyword("args").or_else(|| call.args().first()),
                 call.keyword("kwargs").or_else(|| call.args().get(1)),
                 &params,
+                false,
                 lang,
             )
         } else if !in_handler {
@@ -224,6 +235,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                         call.keyword("args").or_else(|| call.args().first()),
                         call.keyword("kwargs").or_else(|| call.args().get(1)),
                         &params,
+                        false,
                         lang,
                     )
                 })
@@ -254,6 +266,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
                         call.keyword("args").or_else(|| call.args().first()),
                         call.keyword("kwargs").or_else(|| call.args().get(1)),
                         &params,
+                        false,
                         lang,
                     )
                 })
@@ -261,11 +274,87 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
             None
         };
         let Some(what) = changed else { continue };
-        report(checker, task, call, &shown, &what);
+        report(checker, task, task.id, call, &shown, &what);
+    }
+    if skip_first {
+        retries_in_methods(checker, task, &params);
     }
 }
 
-fn report(checker: &mut Checker, task: &TaskView, call: &CallSite, method: &str, what: &str) {
+/// The retries made by the methods a bound or class-based task calls on itself
+/// (`self.retry_on_backup(exc, message_id)`, a helper of its base class): their
+/// `self.retry(kwargs=...)` retries the task. Their own parameters pass on what the task handed
+/// them and are not read as changes; literals and values computed there are.
+fn retries_in_methods(checker: &mut Checker, task: &TaskView, params: &[&str]) {
+    let project = checker.project;
+    let lang = checker.lang;
+    let function = task.function;
+    let Some(retry_method) = project
+        .catalog
+        .framework(task.task.framework)
+        .and_then(|spec| spec.retry_method.as_deref())
+    else {
+        return;
+    };
+    let Some(me) = function.params.first().map(|p| p.name()) else {
+        return;
+    };
+    let mut seen: Vec<crate::project::FuncId> = Vec::new();
+    for (index, event) in function.events().iter().enumerate() {
+        let EventKind::Call(call) = &event.kind else {
+            continue;
+        };
+        let on_self = call
+            .path
+            .as_ref()
+            .is_some_and(|path| path.0.len() == 2 && *path.0[0].name == *me);
+        if !on_self {
+            continue;
+        }
+        let Some(CallClass::Project(helper_id)) = project.call_class(task.id, index) else {
+            continue;
+        };
+        if *helper_id == task.id || seen.contains(helper_id) {
+            continue;
+        }
+        seen.push(*helper_id);
+        let Some(helper) = project.function(*helper_id) else {
+            continue;
+        };
+        let Some(own) = helper.params.first().filter(|_| helper.class().is_some()) else {
+            continue;
+        };
+        for event in helper.events() {
+            let EventKind::Call(retry) = &event.kind else {
+                continue;
+            };
+            let is_retry = retry.path.as_ref().is_some_and(|path| {
+                path.0.len() == 2 && *path.0[0].name == *own.name() && retry.method == retry_method
+            });
+            if !is_retry {
+                continue;
+            }
+            if let Some(what) = changed_arguments(
+                retry.keyword("args").or_else(|| retry.args().first()),
+                retry.keyword("kwargs").or_else(|| retry.args().get(1)),
+                params,
+                true,
+                lang,
+            ) {
+                report(checker, task, *helper_id, retry, retry_method, &what);
+            }
+        }
+    }
+}
+
+fn report(
+    checker: &mut Checker,
+    task: &TaskView,
+    at: crate::project::FuncId,
+    call: &CallSite,
+    method: &str,
+    what: &str,
+) {
     let lang = checker.lang;
     let message = tr!(
         lang,
@@ -275,7 +364,7 @@ fn report(checker: &mut Checker, task: &TaskView, call: &CallSite, method: &str,
         what = what
     );
     let help = tr!(lang, "tw501.help");
-    checker.report(&RULE, task.id.file, call.range, message, help);
+    checker.report(&RULE, at.file, call.range, message, help);
 }
 
 /// Whether `name` is the name `task` is registered under: its `name=` option, or by default
@@ -306,6 +395,7 @@ fn changed_arguments(
     args: Option<&Value>,
     kwargs: Option<&Value>,
     params: &[&str],
+    in_helper: bool,
     lang: Lang,
 ) -> Option<String> {
     if let Some(args) = args {
@@ -316,7 +406,7 @@ fn changed_arguments(
         };
         for (i, item) in items.iter().enumerate() {
             let expected = params.get(i).copied();
-            if !is_plain_name(item, expected) {
+            if !(is_plain_name(item, expected) || in_helper && is_received(item)) {
                 return Some(new_value(lang, expected));
             }
         }
@@ -327,12 +417,18 @@ fn changed_arguments(
             // `**self.request.kwargs`: unknown, but a literal key after it still says what
             // the retry passes for that name.
             let Some(key) = key else { continue };
-            if !is_plain_name(value, Some(key)) {
+            if !(is_plain_name(value, Some(key)) || in_helper && is_received(value)) {
                 return Some(new_value(lang, Some(key)));
             }
         }
     }
     None
+}
+
+/// Whether `value` is one of a helper's own parameters, as it received it: what its caller
+/// handed in is not known here, so it is not read as a change.
+fn is_received(value: &Value) -> bool {
+    value.flags & Value::PARAM != 0 && value.flags & Value::UPDATED == 0 && !value.is_text()
 }
 
 fn changed_positional(
