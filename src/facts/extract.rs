@@ -4882,6 +4882,31 @@ impl<'e, 'c> Walker<'e, 'c> {
         if spread_count != 1 {
             spreads = None;
         }
+        // SQLAlchemy's legacy `query(Topic).filter_by(...).update({Topic.replies: Topic.replies
+        // + 1})` (or `{"replies": ...}`): the dict's entries are the columns set, as keywords.
+        // Only on a call's result, so a local dict's own `update({...})` is left alone.
+        if self.ex.catalog.orm.update_methods.has(method.as_str())
+            && let Expr::Attribute(attr) = &*call.func
+            && attr.value.is_call_expr()
+            && let Some(Expr::Dict(dict)) = call.arguments.args.first()
+        {
+            for item in &dict.items {
+                let field = match &item.key {
+                    Some(Expr::StringLiteral(key)) => key.value.to_str(),
+                    Some(Expr::Attribute(column)) => column.attr.as_str(),
+                    _ => continue,
+                };
+                let field = Sym::new(field);
+                if keywords.iter().any(|(k, _)| *k == field) {
+                    continue;
+                }
+                let mut value = self.pure_in(&item.value, block);
+                if adds_to_column(&item.value, field.as_str()) {
+                    value.flags |= Value::ACCUMULATES;
+                }
+                keywords.push((field, value));
+            }
+        }
         // `client.post(...)` on a client made with key headers: they go with the request,
         // under the headers the call gives (which win). `self.client.post(...)` too, for the
         // client a method of the class made so.

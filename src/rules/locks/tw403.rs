@@ -1,6 +1,6 @@
 use rustc_hash::FxHashSet as HashSet;
 
-use crate::facts::{EventKind, Function, GuardTest};
+use crate::facts::{EventKind, Exit, Function, GuardTest};
 use crate::i18n::tr;
 use crate::project::{FuncId, Project};
 use crate::rules::{Checker, TaskView, declare_rule};
@@ -19,7 +19,9 @@ declare_rule! {
     /// them: `for model, days in [(ProcessedEvent, 14)]:`). So does a delete of the queryset a
     /// project helper returns (`stale_events().delete()` over `return ProcessedEvent.objects
     /// .filter(...)`). A delete in an exception handler (`except ValueError: marker.delete();
-    /// raise`) gives a failed run's marker back for the retry, and cleans nothing up.
+    /// raise`) gives a failed run's marker back for the retry, and cleans nothing up. A
+    /// `created` that only picks a log line (`if created: logger.info(...)`) skips no work, so
+    /// its table is not a de-duplication table.
     ///
     /// ## Why it matters on a second run
     /// A de-duplication table only needs to remember keys for as long as a message can be
@@ -144,7 +146,16 @@ fn dedup_models_in(project: &Project, function: &Function, checked_exists: bool)
     for (index, event) in function.events().iter().enumerate() {
         match &event.kind {
             EventKind::Guard(guard) => match &guard.test {
-                GuardTest::NotCreated { marker, .. } => {
+                // `if created: logger.info(...)` only picks a log line: no work is skipped
+                // for a row already there, so the table de-duplicates nothing.
+                GuardTest::NotCreated { marker, .. }
+                    if guard.exit != Exit::Skip
+                        || function.events()[index + 1..].iter().any(|e| {
+                            function.block_within(e.block, event.block)
+                                && matches!(&e.kind, EventKind::Call(c)
+                                    if !project.catalog.is_logging(c.method.as_str()))
+                        }) =>
+                {
                     found.extend(index_of(*marker).and_then(model_of));
                 }
                 GuardTest::Integrity { inserts } => {

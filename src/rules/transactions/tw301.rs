@@ -10,7 +10,8 @@ declare_rule! {
     /// `@transaction.atomic` (also through `@method_decorator(transaction.atomic)`, or on its
     /// class with `name="post"`; `name="dispatch"` covers the class's request handlers),
     /// SQLAlchemy `session.begin()`/`engine.begin()`, psycopg and asyncpg `conn.transaction()`
-    /// (also on a connection a pool hands out, `async with pool.acquire() as c:`), Peewee
+    /// (also on a connection a pool hands out, `async with pool.acquire() as c:`), psycopg2's
+    /// connection used as a context manager (`with conn:`, which commits when it ends), Peewee
     /// `db.atomic()`, Tortoise ORM `in_transaction()` and `@atomic()`, or a project generator
     /// made a context manager that opens one around its `yield` (`with unit_of_work():`; not
     /// one that commits its own block and then yields, where the caller's block runs after

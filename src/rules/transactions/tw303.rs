@@ -8,7 +8,8 @@ use crate::rules::{Checker, TaskView, declare_rule};
 declare_rule! {
     /// ## What it does
     /// Reports a de-duplication marker committed **before** the work it protects: a row created
-    /// in its own `transaction.atomic()` block and guarded by `except IntegrityError: return`,
+    /// in its own `transaction.atomic()` block and guarded by `except IntegrityError: return`
+    /// (or psycopg's `UniqueViolation`),
     /// `get_or_create` followed by `if not created: return`, or `cache.add`/`redis.set(nx=True)`
     /// (`sadd`, `hsetnx`) followed by an early return — when the work is not inside the marker's
     /// transaction. `if created: work()` protects the body of the `if` alone, so a test that

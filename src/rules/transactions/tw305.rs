@@ -1,6 +1,6 @@
 use ruff_text_size::TextRange;
 
-use crate::facts::{CallSite, EventKind, Function, Lit, Value};
+use crate::facts::{CallSite, EventKind, Function, GuardTest, Lit, Value};
 use crate::i18n::tr;
 use crate::path::{Call, QPath};
 use crate::project::{CallClass, FuncId};
@@ -17,6 +17,7 @@ declare_rule! {
     /// or the end of `with session.begin():`), raw SQL that adds to a column (`UPDATE t SET n = n + 1`, and an upsert whose
     /// `DO UPDATE SET`/`ON DUPLICATE KEY UPDATE` does: the conflict clause makes its insert
     /// safe, not the increment it runs instead; not `n = EXCLUDED.n`),
+    /// SQLAlchemy's legacy `query(T).filter(...).update({T.n: T.n + 1})` (or `{"n": ...}`),
     /// `Model.objects.create(...)` where no unique constraint covers the given fields,
     /// `bulk_create` without `ignore_conflicts`/`update_conflicts`, Redis
     /// `incr`/`hincrby`/`lpush`/`rpush`/`xadd`, `cache.incr`, a raw SQL `INSERT` without
@@ -30,7 +31,9 @@ declare_rule! {
     /// takes again), nor inserts into a table the task deleted from on every path
     /// before them (`DELETE FROM rollup WHERE day = %s` then `INSERT INTO rollup ...`,
     /// `Rollup.objects.filter(day=day).delete()` then `bulk_create`): each run replaces the rows
-    /// the last one wrote.
+    /// the last one wrote. Nor the marker an `except IntegrityError: return` (or psycopg's
+    /// `UniqueViolation`) guards: a unique constraint makes its repeat raise, not add a row
+    /// (TW303 is about when it commits).
     ///
     /// The accumulating writes (`F()`, `+=` then `save()`, SQL `SET n = n + 1`, counters,
     /// appends, inserts) of the project helpers a task calls without a done-guard, or hands to `transaction.on_commit(lambda: ...)`, are
@@ -120,6 +123,7 @@ fn writes_in(
             EventKind::Call(call) => {
                 if let Some(what) = accumulating_call(checker, call)
                     && !replaces_deleted(project, function, index, call)
+                    && !is_integrity_marker(project, function, index, call)
                 {
                     found.push((call.range, what));
                 }
@@ -296,6 +300,22 @@ fn accumulating_call(checker: &Checker, call: &CallSite) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Whether the insert `call` (event `index`) is the marker of an `except IntegrityError:
+/// return` after it (`try: cur.execute("INSERT ...") except UniqueViolation: return`): a
+/// unique constraint makes its repeat raise, not add a row.
+fn is_integrity_marker(
+    project: &crate::project::Project,
+    function: &Function,
+    index: usize,
+    call: &CallSite,
+) -> bool {
+    function.events()[index + 1..].iter().any(|event| {
+        matches!(&event.kind, EventKind::Guard(guard)
+            if matches!(&guard.test, GuardTest::Integrity { inserts }
+                if project.integrity_marker(function, inserts) == Some(call.range)))
+    })
 }
 
 /// The rows an insert or a delete writes: a table named in raw SQL, a model of the project, or
