@@ -3154,6 +3154,9 @@ impl<'a> Project<'a> {
             return enqueue;
         }
         if let Some((index, sink)) = self.catalog.sink(&canonical) {
+            if self.catalog.is_dry_run(call) {
+                return CallClass::Other;
+            }
             let index = u32::try_from(index).unwrap_or(u32::MAX);
             return match self.sink_effect(index, sink, call, caller) {
                 Some(effect) => CallClass::Effect(effect),

@@ -798,6 +798,8 @@ struct Vocabulary {
     abstract_decorators: Vec<String>,
     name_keywords: Vec<String>,
     logging_methods: Vec<String>,
+    #[serde(default)]
+    dry_run_keywords: Vec<String>,
     kind_words: HashMap<EffectKind, Vec<String>>,
 }
 
@@ -2361,6 +2363,15 @@ impl Catalog {
     pub fn may_be_interface(&self, last: &str) -> bool {
         let named = |paths: &[String]| paths.iter().any(|p| p.rsplit('.').next() == Some(last));
         named(&self.vocabulary.interface_bases) || named(&self.vocabulary.abstract_decorators)
+    }
+
+    /// Whether a sink's call only checks what it would do (`messaging.send(msg, dry_run=True)`):
+    /// nothing is delivered, so it is no effect.
+    pub fn is_dry_run(&self, call: &crate::facts::CallSite) -> bool {
+        self.vocabulary
+            .dry_run_keywords
+            .iter()
+            .any(|k| call.keyword(k).and_then(crate::facts::Value::as_bool) == Some(true))
     }
 
     pub fn is_logging(&self, method: &str) -> bool {

@@ -44,7 +44,10 @@ declare_rule! {
     /// the rows the task loaded tests them as `.exists()` tests the table (`if any(n.kind ==
     /// "overdue" for n in inv.notices.all()): return`); a test of their values for an ordering
     /// (`any(line.amount < 0 for ...)`) is a validation, not a done-guard. `getattr(inv,
-    /// "sent", False)` reads the field as `inv.sent` does.
+    /// "sent", False)` reads the field as `inv.sent` does. A setting or a module's constant
+    /// (`if settings.NOTIFICATIONS_PAUSED: return`) says how the code is configured, not
+    /// whether the work was done: no done-guard. A send with `dry_run=True` (Firebase)
+    /// delivers nothing and is no effect.
     ///
     /// ## Why it matters on a second run
     /// Nothing records that the e-mail or SMS went out and nothing checks it: every redelivery
