@@ -4900,7 +4900,10 @@ impl<'e, 'c> Walker<'e, 'c> {
                 if keywords.iter().any(|(k, _)| *k == field) {
                     continue;
                 }
+                // Read again without events; what it reads of stored columns is not kept.
+                let since = self.stored_reads.len();
                 let mut value = self.pure_in(&item.value, block);
+                self.stored_reads.truncate(since);
                 if adds_to_column(&item.value, field.as_str()) {
                     value.flags |= Value::ACCUMULATES;
                 }

@@ -36,9 +36,9 @@ declare_rule! {
     /// (TW303 is about when it commits).
     ///
     /// The accumulating writes (`F()`, `+=` then `save()`, SQL `SET n = n + 1`, counters,
-    /// appends, inserts) of the project helpers a task calls without a done-guard, or hands to `transaction.on_commit(lambda: ...)`, are
-    /// reported too, at the write in the helper: a `wallet.credit(amount)` runs again with the
-    /// task. In a helper, a row it was handed (`wallet.balance -= amount`, a model method's
+    /// appends, inserts) of the project helpers a task calls without a done-guard, or hands to
+    /// `transaction.on_commit(lambda: ...)`, are reported too, at the write in the helper: a
+    /// `wallet.credit(amount)` runs again with the task. In a helper, a row it was handed (`wallet.balance -= amount`, a model method's
     /// `self.balance += amount`) counts when it is saved, and a manager's own
     /// `self.filter(...).update(balance=F("balance") + x)` counts. A helper's inserts are
     /// reported as the task's own are: the spec puts what a task reaches in the task, and a log
@@ -97,8 +97,7 @@ pub fn check(checker: &mut Checker, task: &TaskView) {
 
 /// The accumulating writes of `function` (`id`) that no done-guard precedes, with what makes
 /// each one accumulate; increments of a row handed in as a parameter count only in a helper
-/// (not `in_task`). The project functions it calls unguarded go
-/// to `callees`.
+/// (not `in_task`). The project functions it calls unguarded go to `callees`.
 fn writes_in(
     checker: &Checker,
     id: FuncId,
